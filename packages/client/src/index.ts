@@ -1,0 +1,4 @@
+/**
+ * @portcullis/client — filled in by its issue.
+ */
+export {};

@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../errors/portcullis-error.js';
+
+/** A configuration tree as read: nested objects of unvalidated leaves. */
+export type RawTree = { [key: string]: unknown };
+
+const ENV_PREFIX = 'svc__';
+
+function isPlainObject(value: unknown): value is RawTree {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Lower-cases keys and turns `_` into `-`, so file and environment spellings meet. */
+function normaliseKey(key: string): string {
+  return key.toLowerCase().replace(/_/g, '-');
+}
+
+function normaliseTree(tree: RawTree): RawTree {
+  const out: RawTree = Object.create(null);
+  for (const [key, value] of Object.entries(tree)) {
+    out[normaliseKey(key)] = isPlainObject(value) ? normaliseTree(value) : value;
+  }
+  return out;
+}
+
+function setPath(tree: RawTree, path: string[], value: string): void {
+  let node = tree;
+  for (const segment of path.slice(0, -1)) {
+    const next = node[segment];
+    if (!isPlainObject(next)) node[segment] = Object.create(null);
+    node = node[segment] as RawTree;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+/**
+ * Reads the config file: `SVC_CONFIG` if set, else `svc.config.json` or
+ * `svc.config.yaml` (`.yml`) in `cwd`. Returns an empty tree when there is none.
+ */
+export function readConfigFile(env: Readonly<Record<string, string | undefined>>, cwd: string): RawTree {
+  const named = env.SVC_CONFIG;
+  const candidates = named ? [resolve(cwd, named)] : ['svc.config.json', 'svc.config.yaml', 'svc.config.yml'].map((f) => join(cwd, f));
+  const file = candidates.find((f) => existsSync(f));
+  if (!file) {
+    if (named) throw new ConfigError('SVC_CONFIG', `file not found: ${named}`);
+    return Object.create(null);
+  }
+  let parsed: unknown;
+  try {
+    const text = readFileSync(file, 'utf8');
+    parsed = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (cause) {
+    throw new ConfigError(file, `cannot be parsed (${(cause as Error).message.split('\n')[0]})`);
+  }
+  if (parsed === null || parsed === undefined) return Object.create(null);
+  if (!isPlainObject(parsed)) throw new ConfigError(file, 'must hold an object at the top level');
+  return normaliseTree(parsed);
+}
+
+/**
+ * Overlays `SVC__…` environment variables on a tree. `__` separates sections,
+ * names are case-insensitive, and `_` in a segment stands for `-`:
+ * `SVC__SECURITY__ACCESS_TOKEN_MINUTES` sets `svc:security:access-token-minutes`.
+ */
+export function overlayEnvironment(tree: RawTree, env: Readonly<Record<string, string | undefined>>): RawTree {
+  const out = normaliseTree(tree);
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !name.toLowerCase().startsWith(ENV_PREFIX)) continue;
+    const path = name.split('__').map(normaliseKey);
+    if (path.some((segment) => segment.length === 0 || segment === '--proto--' || segment === 'constructor')) continue;
+    setPath(out, path, value);
+  }
+  return out;
+}

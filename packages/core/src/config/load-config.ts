@@ -1,0 +1,184 @@
+import { ConfigError } from '../errors/portcullis-error.js';
+import { Secret } from '../key/secret.js';
+import { overlayEnvironment, readConfigFile, type RawTree } from './config-source.js';
+import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig } from './portcullis-config.js';
+
+/** Where {@link loadConfig} reads from; every field defaults to the process's own. */
+export interface ConfigSources {
+  /** Environment variables; defaults to `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Directory searched for `svc.config.json`/`.yaml`; defaults to `process.cwd()`. */
+  cwd?: string;
+  /** A tree used instead of the config file, shaped like the file (`{ svc: { security: … } }`). */
+  tree?: RawTree;
+}
+
+type Reader<T> = (value: unknown, key: string) => T;
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+const integer = (min: number, max: number): Reader<number> => (value, key) => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(key, `must be an integer from ${min} to ${max}, got ${describe(value)}`);
+  }
+  return n;
+};
+
+const boolean: Reader<boolean> = (value, key) => {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+  throw new ConfigError(key, `must be true or false, got ${describe(value)}`);
+};
+
+const text: Reader<string> = (value, key) => {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  throw new ConfigError(key, `must be a string, got ${describe(value)}`);
+};
+
+const oneOf = <T extends string>(...allowed: T[]): Reader<T> => (value, key) => {
+  const v = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (typeof v === 'string' && (allowed as string[]).includes(v)) return v as T;
+  throw new ConfigError(key, `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, got ${describe(value)}`);
+};
+
+/** Reads one section, refusing keys it does not know so that typos stop start-up. */
+class Section {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly tree: RawTree, private readonly path: string) {}
+
+  read<T>(name: string, reader: Reader<T>, fallback: T): T {
+    this.seen.add(name);
+    const value = this.tree[name];
+    if (value === undefined || value === null || value === '') return fallback;
+    return reader(value, `${this.path}:${name}`);
+  }
+
+  optional<T>(name: string, reader: Reader<T>): T | undefined {
+    return this.read<T | undefined>(name, reader, undefined);
+  }
+
+  child(name: string): Section {
+    this.seen.add(name);
+    const value = this.tree[name];
+    if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      throw new ConfigError(`${this.path}:${name}`, 'must be a section (an object)');
+    }
+    return new Section((value as RawTree) ?? Object.create(null), `${this.path}:${name}`);
+  }
+
+  /** Throws on the first key that no reader asked for. */
+  done(): void {
+    const unknown = Object.keys(this.tree).find((k) => !this.seen.has(k));
+    if (unknown !== undefined) throw new ConfigError(`${this.path}:${unknown}`, 'is not a known setting');
+  }
+}
+
+function readSecurity(s: Section, production: boolean) {
+  const jwt = s.child('jwt');
+  const password = s.child('password');
+  const lockout = s.child('lockout');
+  const captcha = s.child('captcha');
+  const session = s.child('session');
+  const provider = captcha.optional('provider', oneOf<CaptchaProvider>('recaptcha', 'hcaptcha', 'turnstile'));
+  const keyText = s.optional('key', text);
+  const security = {
+    mode: s.optional('mode', oneOf('jwt')),
+    key: keyText === undefined ? undefined : new Secret(keyText.trim()),
+    minKeyBytes: s.read('min-key-bytes', integer(1, 1024), 32),
+    accessTokenMinutes: s.read('access-token-minutes', integer(1, 525_600), 15),
+    refreshTokenDays: s.read('refresh-token-days', integer(1, 3650), 7),
+    issuer: s.read('issuer', text, 'portcullis'),
+    audience: s.read('audience', text, 'portcullis'),
+    clockSkewSeconds: s.read('clock-skew-seconds', integer(0, 3600), 30),
+    jwt: {
+      mapInboundClaims: jwt.read('map-inbound-claims', boolean, true),
+      nameClaim: jwt.read('name-claim', text, ''),
+    },
+    password: {
+      workFactor: password.read('work-factor', integer(4, 31), 11),
+      prehash: password.read('prehash', oneOf('none', 'sha384'), 'none'),
+      minLength: password.read('min-length', integer(1, 4096), 8),
+      maxLength: password.read('max-length', integer(1, 65_536), 1024),
+    },
+    lockout: {
+      store: lockout.read('store', oneOf('memory', 'backplane'), 'memory'),
+      maxFailures: lockout.read('max-failures', integer(1, 1_000_000), 5),
+      windowMinutes: lockout.read('window-minutes', integer(1, 525_600), 15),
+      lockMinutes: lockout.read('lock-minutes', integer(1, 525_600), 15),
+    },
+    captcha: {
+      provider,
+      siteKey: captcha.read('site-key', text, ''),
+      secretKey: new Secret(captcha.read('secret-key', text, '')),
+      verifyUrl: captcha.read('verify-url', text, provider ? CAPTCHA_VERIFY_URLS[provider] : ''),
+    },
+    session: {
+      accessMinutes: session.read('access-minutes', integer(1, 525_600), 60),
+      refreshDays: session.read('refresh-days', integer(1, 3650), 7),
+      nearCacheSeconds: session.read('near-cache-seconds', integer(0, 3600), 5),
+    },
+  };
+  for (const section of [jwt, password, lockout, captcha, session, s]) section.done();
+  if (security.password.minLength > security.password.maxLength) {
+    throw new ConfigError('svc:security:password:min-length', `must not exceed password:max-length (${security.password.maxLength})`);
+  }
+  if (!security.captcha.secretKey.isEmpty && !provider) {
+    throw new ConfigError('svc:security:captcha:provider', 'must be one of "recaptcha", "hcaptcha", "turnstile" when captcha:secret-key is set');
+  }
+  void production;
+  return security;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !(value instanceof Secret) && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Reads configuration once from the config file and `SVC__…` environment
+ * variables (which win), validates every setting and returns a frozen object.
+ * An invalid value throws a {@link ConfigError} naming the key and what is allowed.
+ * The environment is production when `NODE_ENV=production`.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig({ env: { SVC__SECURITY__MODE: 'jwt', SVC__SECURITY__PASSWORD__WORK_FACTOR: '12' } });
+ * config.security.password.workFactor; // 12
+ * ```
+ */
+export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
+  const env = sources.env ?? process.env;
+  const base = sources.tree ?? readConfigFile(env, sources.cwd ?? process.cwd());
+  const tree = overlayEnvironment(base, env);
+  const production = (env.NODE_ENV ?? '').trim().toLowerCase() === 'production';
+  const svc = new Section(((tree.svc ?? Object.create(null)) as RawTree), 'svc');
+  const hasSecuritySection = (tree.svc as RawTree | undefined)?.security !== undefined;
+  const security = readSecurity(svc.child('security'), production);
+  const persistence = svc.child('persistence');
+  const cache = persistence.child('cache');
+  const errors = svc.child('errors');
+  const config: PortcullisConfig = {
+    hasSecuritySection,
+    production,
+    security,
+    persistence: {
+      cache: {
+        provider: cache.read('provider', oneOf('inmemory', 'redis'), 'inmemory'),
+        url: cache.read('url', text, 'redis://127.0.0.1:6379'),
+      },
+    },
+    errors: { format: errors.optional('format', oneOf('simple')) },
+  };
+  cache.done();
+  persistence.done();
+  errors.done();
+  return deepFreeze(config);
+}

@@ -1,0 +1,87 @@
+import type { Secret } from '../key/secret.js';
+
+/** Captcha providers portcullis can verify against. */
+export type CaptchaProvider = 'recaptcha' | 'hcaptcha' | 'turnstile';
+
+/**
+ * The validated `svc:security` section. Frozen; read once at start-up.
+ *
+ * @example
+ * ```ts
+ * const { security } = loadConfig();
+ * security.accessTokenMinutes; // 15 unless configured
+ * ```
+ */
+export interface SecurityConfig {
+  /** `jwt` enables JwtAuth, the validator and both issuers. */
+  readonly mode: 'jwt' | undefined;
+  /** base64 text of the HMAC key, wrapped so it never prints; undefined when unset. */
+  readonly key: Secret | undefined;
+  readonly minKeyBytes: number;
+  readonly accessTokenMinutes: number;
+  readonly refreshTokenDays: number;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly clockSkewSeconds: number;
+  readonly jwt: {
+    readonly mapInboundClaims: boolean;
+    readonly nameClaim: string;
+  };
+  readonly password: {
+    readonly workFactor: number;
+    readonly prehash: 'none' | 'sha384';
+    readonly minLength: number;
+    readonly maxLength: number;
+  };
+  readonly lockout: {
+    readonly store: 'memory' | 'backplane';
+    readonly maxFailures: number;
+    readonly windowMinutes: number;
+    readonly lockMinutes: number;
+  };
+  readonly captcha: {
+    readonly provider: CaptchaProvider | undefined;
+    readonly siteKey: string;
+    readonly secretKey: Secret;
+    /** The provider's verify endpoint unless overridden (tests, self-hosting). */
+    readonly verifyUrl: string;
+  };
+  readonly session: {
+    readonly accessMinutes: number;
+    readonly refreshDays: number;
+    /** Bounded staleness of the per-process session cache; 0 disables it. */
+    readonly nearCacheSeconds: number;
+  };
+}
+
+/**
+ * Everything portcullis reads from configuration, validated and frozen.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig({ env: { SVC__SECURITY__MODE: 'jwt' } });
+ * config.persistence.cache.provider; // 'inmemory'
+ * ```
+ */
+export interface PortcullisConfig {
+  /** True when the source had an `svc:security` section at all. */
+  readonly hasSecuritySection: boolean;
+  readonly production: boolean;
+  readonly security: SecurityConfig;
+  readonly persistence: {
+    readonly cache: {
+      readonly provider: 'inmemory' | 'redis';
+      readonly url: string;
+    };
+  };
+  readonly errors: {
+    readonly format: 'simple' | undefined;
+  };
+}
+
+/** Each provider's public verify endpoint. */
+export const CAPTCHA_VERIFY_URLS: Readonly<Record<CaptchaProvider, string>> = Object.freeze({
+  recaptcha: 'https://www.google.com/recaptcha/api/siteverify',
+  hcaptcha: 'https://api.hcaptcha.com/siteverify',
+  turnstile: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+});

@@ -1,0 +1,39 @@
+import type { Principal } from './principal.js';
+
+/** The transports a request can arrive on. */
+export type Transport = 'http' | 'ws' | 'tcp' | 'udp';
+
+/**
+ * The transport-neutral view of a request that shields decide on. Adapters build
+ * it from their native input; nothing else of the transport reaches a shield.
+ *
+ * @example
+ * ```ts
+ * const ctx: AuthContext = { transport: 'ws', credential: token, clientId: 'c1', remoteAddress: '127.0.0.1', portal: '/game', gate: 'move' };
+ * ```
+ */
+export interface AuthContext {
+  readonly transport: Transport;
+  /** The bearer credential as presented (session token or JWT), if any. */
+  readonly credential: string | undefined;
+  /** A stable id of the client connection (or of the HTTP request). */
+  readonly clientId: string;
+  /** The peer address after trusted proxies were accounted for. */
+  readonly remoteAddress: string | undefined;
+  /** HTTP: method and route path. */
+  readonly route?: { readonly method: string; readonly path: string };
+  /** Real-time: the portal path and gate name. */
+  readonly portal?: string;
+  readonly gate?: string;
+  /**
+   * Per-connection memo that shields may use to skip repeated work for the same
+   * credential (a connection carries at most one credential). Cleared by the
+   * connection registry when the credential is revoked.
+   */
+  readonly memo?: Map<unknown, unknown>;
+}
+
+/** The outcome of one shield: a principal, or a refusal with its code. */
+export type ShieldResult =
+  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: false; readonly code: 'unauthorized' | 'forbidden' | 'unavailable'; readonly message?: string };

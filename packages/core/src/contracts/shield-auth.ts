@@ -1,0 +1,30 @@
+import type { AuthContext, ShieldResult } from './auth-context.js';
+
+/**
+ * The seed's IShieldAuth: one way of authenticating a request. Implement it to
+ * make a custom shield and put it on a class or method with `@Shield(MyAuth)`.
+ * Implementations are resolved through tsyringe, so they may inject services.
+ *
+ * Answer `{ ok: true, principal }` to let the request through, `unauthorized` when
+ * the credential is missing or invalid, `forbidden` when it is valid but not
+ * enough, `unavailable` when a backing store cannot be reached (fail closed).
+ * Never throw for a bad credential; a thrown error is treated as `unavailable`.
+ *
+ * @example
+ * ```ts
+ * @injectable()
+ * class ApiKeyAuth implements ShieldAuth {
+ *   constructor(private readonly keys: ApiKeyStore) {}
+ *   async authenticate(ctx: AuthContext): Promise<ShieldResult> {
+ *     const owner = ctx.credential && await this.keys.owner(ctx.credential);
+ *     return owner ? { ok: true, principal: owner } : { ok: false, code: 'unauthorized' };
+ *   }
+ * }
+ * ```
+ */
+export interface ShieldAuth {
+  authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult>;
+}
+
+/** The seed's name for {@link ShieldAuth}. */
+export type IShieldAuth = ShieldAuth;

@@ -1,0 +1,4 @@
+/**
+ * @portcullis/express — filled in by its issue.
+ */
+export {};

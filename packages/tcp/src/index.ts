@@ -1,0 +1,4 @@
+/**
+ * @portcullis/tcp — filled in by its issue.
+ */
+export {};

@@ -1,0 +1,4 @@
+/**
+ * @portcullis/udp — filled in by its issue.
+ */
+export {};

@@ -1,0 +1,4 @@
+/**
+ * @portcullis/ws — filled in by its issue.
+ */
+export {};
