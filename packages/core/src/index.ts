@@ -14,3 +14,4 @@ export type { Principal } from './contracts/principal.js';
 export type { IShieldAuth, ShieldAuth } from './contracts/shield-auth.js';
 export { SESSION_TOKEN_SUFFIX, type RefreshResult, type RevocationEvent, type RevocationSubscribe, type UpgradeResult } from './contracts/sessions.js';
 export type { JwtClaims, JwtTokenType, LoginTokenPair, TokenValidationResult, TokenValidator } from './contracts/tokens.js';
+export { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './di/tokens.js';

@@ -1,0 +1,18 @@
+import type { InjectionToken } from 'tsyringe';
+import type { PortcullisConfig } from '../config/portcullis-config.js';
+import type { SigningKey } from '../key/key-guard.js';
+import type { LoggerFactory } from '../logging/logger.js';
+
+/**
+ * Injection tokens for the values portcullis registers in a tsyringe container.
+ * Classes are their own tokens; these name the interfaces.
+ *
+ * @example
+ * ```ts
+ * @injectable()
+ * class Motd { constructor(@inject(PORTCULLIS_CONFIG) readonly config: PortcullisConfig) {} }
+ * ```
+ */
+export const PORTCULLIS_CONFIG: InjectionToken<PortcullisConfig> = Symbol.for('portcullis:config');
+export const SIGNING_KEY: InjectionToken<SigningKey> = Symbol.for('portcullis:signing-key');
+export const LOGGER_FACTORY: InjectionToken<LoggerFactory> = Symbol.for('portcullis:logger-factory');
