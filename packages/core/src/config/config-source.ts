@@ -36,6 +36,23 @@ function setPath(tree: RawTree, path: string[], value: string): void {
 }
 
 /**
+ * Where a parse failed, without the parser's own message: V8's JSON messages quote
+ * the text around the error, which may be the key.
+ */
+function jsonProblem(cause: unknown, text: string): string {
+  const at = /at position (\d+)/.exec(cause instanceof Error ? cause.message : '');
+  if (!at) return 'invalid JSON';
+  const before = text.slice(0, Number(at[1])).split('\n');
+  return `invalid JSON at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+}
+
+function yamlProblem(cause: unknown): string {
+  const { code, linePos } = cause as { code?: unknown; linePos?: Array<{ line: number; col: number }> };
+  const where = linePos?.[0] ? ` at line ${linePos[0].line}, column ${linePos[0].col}` : '';
+  return typeof code === 'string' ? `invalid YAML (${code})${where}` : `invalid YAML${where}`;
+}
+
+/**
  * Reads the config file: `SVC_CONFIG` if set, else `svc.config.json` or
  * `svc.config.yaml` (`.yml`) in `cwd`. Returns an empty tree when there is none.
  */
@@ -48,11 +65,17 @@ export function readConfigFile(env: Readonly<Record<string, string | undefined>>
     return Object.create(null);
   }
   let parsed: unknown;
+  let text: string;
   try {
-    const text = readFileSync(file, 'utf8');
-    parsed = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    text = readFileSync(file, 'utf8');
   } catch (cause) {
-    throw new ConfigError(file, `cannot be parsed (${(cause as Error).message.split('\n')[0]})`);
+    throw new ConfigError(file, `cannot be read (${(cause as NodeJS.ErrnoException).code ?? 'unknown error'})`);
+  }
+  const json = file.endsWith('.json');
+  try {
+    parsed = json ? JSON.parse(text) : parseYaml(text);
+  } catch (cause) {
+    throw new ConfigError(file, `cannot be parsed (${json ? jsonProblem(cause, text) : yamlProblem(cause)})`);
   }
   if (parsed === null || parsed === undefined) return Object.create(null);
   if (!isPlainObject(parsed)) throw new ConfigError(file, 'must hold an object at the top level');

@@ -89,7 +89,8 @@ function readSecurity(s: Section, production: boolean) {
   const security = {
     mode: s.optional('mode', oneOf('jwt')),
     key: keyText === undefined ? undefined : new Secret(keyText.trim()),
-    minKeyBytes: s.read('min-key-bytes', integer(1, 1024), 32),
+    // RFC 7518 §3.2: an HS256 key MUST be at least 256 bits, so the floor is not configurable.
+    minKeyBytes: s.read('min-key-bytes', integer(32, 1024), 32),
     accessTokenMinutes: s.read('access-token-minutes', integer(1, 525_600), 15),
     refreshTokenDays: s.read('refresh-token-days', integer(1, 3650), 7),
     issuer: s.read('issuer', text, 'portcullis'),
@@ -159,6 +160,9 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
   const base = sources.tree ?? readConfigFile(env, sources.cwd ?? process.cwd());
   const tree = overlayEnvironment(base, env);
   const production = (env.NODE_ENV ?? '').trim().toLowerCase() === 'production';
+  if (tree.svc !== undefined && (typeof tree.svc !== 'object' || tree.svc === null || Array.isArray(tree.svc))) {
+    throw new ConfigError('svc', 'must be a section (an object)');
+  }
   const svc = new Section(((tree.svc ?? Object.create(null)) as RawTree), 'svc');
   const hasSecuritySection = (tree.svc as RawTree | undefined)?.security !== undefined;
   const security = readSecurity(svc.child('security'), production);

@@ -1,0 +1,125 @@
+import 'reflect-metadata';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { CaptchaVerifier } from '../captcha/captcha-verifier.js';
+import { loadConfig } from '../config/load-config.js';
+import { PasswordHasher } from '../password/password-hasher.js';
+import { LockoutStore } from '../store/lockout-store.js';
+import { createSessionStores } from '../store/session-stores.js';
+import { InMemoryAccountStore } from './in-memory-account-store.js';
+import { LockedOutError } from './login-errors.js';
+import { LoginService } from './login-service.js';
+
+const config = loadConfig({
+  env: { SVC__SECURITY__PASSWORD__WORK_FACTOR: '4', SVC__SECURITY__LOCKOUT__MAX_FAILURES: '3', SVC__SECURITY__LOCKOUT__LOCK_MINUTES: '2' },
+  tree: {},
+});
+afterEach(() => vi.useRealTimers());
+
+function makeService(captcha: CaptchaVerifier = { enabled: false, verify: async () => true }) {
+  const hasher = new PasswordHasher(config);
+  const accounts = new InMemoryAccountStore();
+  const service = new LoginService(config, hasher, accounts, new LockoutStore(config, createSessionStores(config)), captcha);
+  return { service, hasher, accounts };
+}
+
+const ada = { email: 'ada@example.com', username: 'ada', password: 'correct horse' };
+
+describe('LoginService signup', () => {
+  it('stores a bcrypt hash, never the password, and trims the names', async () => {
+    const { service } = makeService();
+    const account = await service.signup({ ...ada, username: ' ada ' });
+    expect(account.username).toBe('ada');
+    expect(account.passwordHash).toMatch(/^\$2[aby]\$04\$/);
+    expect(JSON.stringify(account)).not.toContain(ada.password);
+  });
+
+  it.each([
+    [{ ...ada, email: 'not-an-email' }, 'email'],
+    [{ ...ada, email: 42 }, 'email'],
+    [{ ...ada, username: 'a' }, 'username'],
+    [{ ...ada, username: 'has space' }, 'username'],
+    [{ ...ada, username: 'ada@example.com' }, 'username'],
+    [{ ...ada, password: 'short' }, 'password'],
+    [{ ...ada, password: 'x'.repeat(1025) }, 'password'],
+    [{ ...ada, password: ['correct horse'] }, 'password'],
+  ])('refuses %j with invalid_request naming the field', async (request, field) => {
+    const { service } = makeService();
+    const error = await service.signup(request as never).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'invalid_request' });
+    expect((error as Error).message).toContain(field);
+    expect((error as Error).message).not.toContain('correct horse');
+  });
+
+  it('refuses a taken username or email with conflict', async () => {
+    const { service } = makeService();
+    await service.signup(ada);
+    await expect(service.signup({ ...ada, email: 'other@example.com', username: 'ADA' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(service.signup({ ...ada, username: 'other' })).rejects.toMatchObject({ code: 'conflict' });
+  });
+});
+
+describe('LoginService login', () => {
+  it('logs in by email or username, case-insensitively', async () => {
+    const { service } = makeService();
+    const account = await service.signup(ada);
+    expect((await service.loginWithEmail({ email: 'ADA@example.com', password: ada.password })).storageId).toBe(account.storageId);
+    expect((await service.loginWithUsername({ username: 'Ada', password: ada.password })).storageId).toBe(account.storageId);
+  });
+
+  it('answers an unknown account and a wrong password with the same error after one bcrypt verification each', async () => {
+    const { service, hasher } = makeService();
+    await service.signup(ada);
+    const verify = vi.spyOn(hasher, 'verify');
+    const unknown = await service.loginWithUsername({ username: 'nobody', password: ada.password }).catch((e: Error) => e);
+    expect(verify).toHaveBeenCalledTimes(1);
+    expect(verify).toHaveBeenLastCalledWith(ada.password, null);
+    const wrong = await service.loginWithUsername({ username: 'ada', password: 'wrong password' }).catch((e: Error) => e);
+    expect(verify).toHaveBeenCalledTimes(2);
+    expect(unknown).toMatchObject({ code: 'invalid_credentials' });
+    expect(wrong).toMatchObject({ code: 'invalid_credentials' });
+    expect((unknown as Error).message).toBe((wrong as Error).message);
+  });
+
+  it('locks an account name after lockout:max-failures failures, for lock-minutes, whether or not it exists', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { service } = makeService();
+    await service.signup(ada);
+    for (const username of ['ada', 'ghost']) {
+      for (let i = 0; i < 3; i++) await expect(service.loginWithUsername({ username, password: 'wrong password' })).rejects.toMatchObject({ code: 'invalid_credentials' });
+      const locked = await service.loginWithUsername({ username, password: ada.password }).catch((e: unknown) => e);
+      expect(locked).toBeInstanceOf(LockedOutError);
+      expect((locked as LockedOutError).retryAfterSeconds).toBe(120);
+    }
+    vi.advanceTimersByTime(121_000);
+    expect((await service.loginWithUsername({ username: 'ada', password: ada.password })).username).toBe('ada');
+  });
+
+  it('clears the failures of a name after a successful login', async () => {
+    const { service } = makeService();
+    await service.signup(ada);
+    for (let i = 0; i < 2; i++) await service.loginWithEmail({ email: ada.email, password: 'nope nope' }).catch(() => undefined);
+    await service.loginWithEmail({ email: ada.email, password: ada.password });
+    for (let i = 0; i < 2; i++) await service.loginWithEmail({ email: ada.email, password: 'nope nope' }).catch(() => undefined);
+    expect((await service.loginWithEmail({ email: ada.email, password: ada.password })).username).toBe('ada');
+  });
+
+  it('checks the captcha before the password, and refuses a bad one with captcha_failed', async () => {
+    const captcha = { enabled: true, verify: vi.fn(async (token: string | undefined) => token === 'solved') };
+    const { service, hasher } = makeService(captcha);
+    await service.signup({ ...ada, captchaToken: 'solved' } as never);
+    const verify = vi.spyOn(hasher, 'verify');
+    await expect(service.loginWithUsername({ username: 'ada', password: ada.password, captchaToken: 'bot' })).rejects.toMatchObject({ code: 'captcha_failed' });
+    await expect(service.loginWithUsername({ username: 'ada', password: ada.password })).rejects.toMatchObject({ code: 'captcha_failed' });
+    expect(verify).not.toHaveBeenCalled();
+    await expect(service.signup({ ...ada, username: 'bob', email: 'bob@example.com' })).rejects.toMatchObject({ code: 'captcha_failed' });
+    expect((await service.loginWithUsername({ username: 'ada', password: ada.password, captchaToken: 'solved' }, { remoteAddress: '198.51.100.2' })).username).toBe('ada');
+    expect(captcha.verify).toHaveBeenLastCalledWith('solved', '198.51.100.2');
+  });
+
+  it('refuses a missing password or an account name of the wrong type with invalid_request', async () => {
+    const { service } = makeService();
+    await expect(service.loginWithUsername({ username: 'ada' } as never)).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(service.loginWithEmail({ email: { $ne: '' }, password: 'x' } as never)).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(service.loginWithUsername({ username: 'ada', password: '' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+});

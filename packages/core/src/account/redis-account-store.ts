@@ -1,0 +1,118 @@
+/**
+ * The fleet-wide {@link AccountStore}: accounts in Redis on the `@keyv/redis`
+ * client, with signup made atomic by one Lua script.
+ */
+import { randomUUID } from 'node:crypto';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import { silentLoggerFactory, type Logger } from '../logging/logger.js';
+import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from '../store/redis-connection.js';
+import type { Account, AccountStore, NewAccount } from './account-store.js';
+import { normalizeAccountKey } from '../store/lockout-store.js';
+
+/** Options of {@link RedisAccountStore}: a URL to connect to, or a client to share. */
+export type RedisAccountStoreOptions = ({ readonly url: string } | { readonly client: RedisClient }) & {
+  /** Prefix of every key; default `portcullis`. Keys are `<prefix>:account:…`. */
+  readonly keyPrefix?: string;
+  /** An operation taking longer fails with `unavailable`; default 1000 ms. */
+  readonly operationTimeoutMs?: number;
+};
+
+// Checking and claiming both names in one script is what makes concurrent
+// signups of one username (or email) produce exactly one winner.
+const CREATE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[2])
+return 0`;
+
+/**
+ * Accounts in Redis, shared by every server of a fleet. Keys:
+ * `<prefix>:account:id:<storageId>` (the account as JSON) and
+ * `<prefix>:account:username:<name>`, `<prefix>:account:email:<email>` (each the
+ * `storageId`; names normalised). Keyv's get/set cannot claim two keys at once,
+ * so every command goes to the client directly, in one format. A Redis that
+ * cannot be reached answers `PortcullisError('unavailable')` at once.
+ *
+ * @example
+ * ```ts
+ * const store = new RedisAccountStore({ url: config.persistence.cache.url });
+ * await store.ready();
+ * await store.create({ username: 'ada', email: 'ada@example.com', passwordHash });
+ * await store.close();
+ * ```
+ */
+export class RedisAccountStore implements AccountStore {
+  readonly #client: RedisClient;
+  readonly #ownsClient: boolean;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+
+  constructor(options: RedisAccountStoreOptions, logger: Logger = silentLoggerFactory.create('portcullis:accounts')) {
+    this.#ownsClient = 'url' in options;
+    this.#client = 'url' in options ? openRedisClient(options.url, logger, 'accounts') : options.client;
+    this.#prefix = `${options.keyPrefix ?? 'portcullis'}:account:`;
+    this.#timeoutMs = options.operationTimeoutMs ?? 1000;
+  }
+
+  /** Resolves once Redis answers; rejects with `unavailable` after `timeoutMs`. */
+  ready(timeoutMs = 2000): Promise<void> {
+    return waitUntilReady(this.#client, timeoutMs);
+  }
+
+  async create(account: NewAccount): Promise<Account> {
+    const stored: Account = { storageId: randomUUID(), username: account.username, email: account.email, passwordHash: account.passwordHash };
+    const keys = [this.#usernameKey(account.username), this.#emailKey(account.email), this.#idKey(stored.storageId)];
+    const outcome = await this.#run(() => this.#client.eval(CREATE_SCRIPT, { keys, arguments: [stored.storageId, JSON.stringify(stored)] }));
+    if (Number(outcome) === 1) throw new PortcullisError('conflict', 'username is taken');
+    if (Number(outcome) === 2) throw new PortcullisError('conflict', 'email is taken');
+    return Object.freeze(stored);
+  }
+
+  async findByUsername(username: string): Promise<Account | undefined> {
+    return this.#byIndex(this.#usernameKey(username));
+  }
+
+  async findByEmail(email: string): Promise<Account | undefined> {
+    return this.#byIndex(this.#emailKey(email));
+  }
+
+  async findById(storageId: string): Promise<Account | undefined> {
+    const json = await this.#run(() => this.#client.get(this.#idKey(storageId)));
+    return typeof json === 'string' ? parseAccount(json) : undefined;
+  }
+
+  /** Closes the connection when the store opened it. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#ownsClient) await closeRedisClient(this.#client);
+  }
+
+  async #byIndex(indexKey: string): Promise<Account | undefined> {
+    const id = await this.#run(() => this.#client.get(indexKey));
+    return typeof id === 'string' ? this.findById(id) : undefined;
+  }
+
+  #run<T>(operation: () => Promise<T>): Promise<T> {
+    return guarded(this.#client, this.#timeoutMs, operation).catch((cause: unknown) => {
+      throw new PortcullisError('unavailable', 'the account store cannot be reached', { cause });
+    });
+  }
+
+  #idKey(storageId: string): string {
+    return `${this.#prefix}id:${storageId}`;
+  }
+
+  #usernameKey(username: string): string {
+    return `${this.#prefix}username:${normalizeAccountKey(username)}`;
+  }
+
+  #emailKey(email: string): string {
+    return `${this.#prefix}email:${normalizeAccountKey(email)}`;
+  }
+}
+
+function parseAccount(json: string): Account {
+  const { storageId, username, email, passwordHash } = JSON.parse(json) as Account;
+  return Object.freeze({ storageId, username, email, passwordHash: passwordHash ?? null });
+}

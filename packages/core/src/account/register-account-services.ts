@@ -1,0 +1,53 @@
+/**
+ * DI registration of the login service and its account store and captcha verifier.
+ */
+import 'reflect-metadata';
+import type { DependencyContainer } from 'tsyringe';
+import { CAPTCHA_VERIFIER } from '../captcha/captcha-verifier.js';
+import { SiteverifyCaptchaVerifier } from '../captcha/siteverify-captcha-verifier.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../di/tokens.js';
+import { silentLoggerFactory, type LoggerFactory } from '../logging/logger.js';
+import { RedisCacheStore } from '../store/redis-cache-store.js';
+import { SessionStores } from '../store/session-stores.js';
+import { ACCOUNT_STORE, type AccountStore } from './account-store.js';
+import { InMemoryAccountStore } from './in-memory-account-store.js';
+import { LoginService } from './login-service.js';
+import { RedisAccountStore } from './redis-account-store.js';
+
+/**
+ * Registers `LoginService` (singleton) and, unless the application registered
+ * its own, an `ACCOUNT_STORE` and a `CAPTCHA_VERIFIER`. The default account
+ * store follows `svc:persistence:cache:provider`: in memory, or Redis (sharing
+ * the session stores' connection when `registerSessionServices` ran first).
+ * Applications with a user database register their own `AccountStore` first.
+ * Answers the account store.
+ *
+ * @example
+ * ```ts
+ * container.register(PORTCULLIS_CONFIG, { useValue: config });
+ * registerSessionServices(container);
+ * registerAccountServices(container);
+ * const logins = container.resolve(LoginService);
+ * ```
+ */
+export function registerAccountServices(container: DependencyContainer): AccountStore {
+  if (!container.isRegistered(ACCOUNT_STORE, true)) {
+    container.register(ACCOUNT_STORE, { useValue: createAccountStore(container) });
+  }
+  if (!container.isRegistered(CAPTCHA_VERIFIER, true)) {
+    container.register(CAPTCHA_VERIFIER, { useValue: new SiteverifyCaptchaVerifier(container.resolve(PORTCULLIS_CONFIG)) });
+  }
+  container.registerSingleton(LoginService);
+  return container.resolve(ACCOUNT_STORE);
+}
+
+function createAccountStore(container: DependencyContainer): AccountStore {
+  const config = container.resolve(PORTCULLIS_CONFIG);
+  if (config.persistence.cache.provider !== 'redis') return new InMemoryAccountStore();
+  const loggers: LoggerFactory = container.isRegistered(LOGGER_FACTORY, true) ? container.resolve(LOGGER_FACTORY) : silentLoggerFactory;
+  const stores = container.isRegistered(SessionStores, true) ? container.resolve(SessionStores) : undefined;
+  const shared = stores?.cache instanceof RedisCacheStore ? stores.cache.client : undefined;
+  return shared
+    ? new RedisAccountStore({ client: shared, keyPrefix: stores?.options.keyPrefix })
+    : new RedisAccountStore({ url: config.persistence.cache.url, keyPrefix: stores?.options.keyPrefix }, loggers.create('portcullis:accounts'));
+}

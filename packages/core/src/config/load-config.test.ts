@@ -1,0 +1,250 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../errors/portcullis-error.js';
+import { Secret } from '../key/secret.js';
+import { loadConfig } from './load-config.js';
+import { CAPTCHA_VERIFY_URLS } from './portcullis-config.js';
+
+const KEY = 'q5Yk0Rg1y3pLJ2cWnVh8e7tXo4aZs6uBmDfGiHjKlMw=';
+
+function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const fromEnv = (env: Record<string, string>) => loadConfig({ env, tree: {} });
+
+describe('loadConfig: defaults', () => {
+  it('gives every setting of the seed and of SPEC.md its default', () => {
+    const config = fromEnv({});
+    expect(config).toEqual({
+      hasSecuritySection: false,
+      production: false,
+      security: {
+        mode: undefined,
+        key: undefined,
+        minKeyBytes: 32,
+        accessTokenMinutes: 15,
+        refreshTokenDays: 7,
+        issuer: 'portcullis',
+        audience: 'portcullis',
+        clockSkewSeconds: 30,
+        jwt: { mapInboundClaims: true, nameClaim: '' },
+        password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024 },
+        lockout: { store: 'memory', maxFailures: 5, windowMinutes: 15, lockMinutes: 15 },
+        captcha: { provider: undefined, siteKey: '', secretKey: expect.any(Secret), verifyUrl: '' },
+        session: { accessMinutes: 60, refreshDays: 7, nearCacheSeconds: 5 },
+      },
+      persistence: { cache: { provider: 'inmemory', url: 'redis://127.0.0.1:6379' } },
+      errors: { format: undefined },
+    });
+    expect(config.security.captcha.secretKey.isEmpty).toBe(true);
+  });
+
+  it.each(Object.entries(CAPTCHA_VERIFY_URLS))('defaults captcha:verify-url to the %s endpoint, and lets it be overridden', (provider, url) => {
+    expect(fromEnv({ SVC__SECURITY__CAPTCHA__PROVIDER: provider }).security.captcha.verifyUrl).toBe(url);
+    const custom = fromEnv({ SVC__SECURITY__CAPTCHA__PROVIDER: provider, SVC__SECURITY__CAPTCHA__VERIFY_URL: 'http://127.0.0.1:9/verify' });
+    expect(custom.security.captcha.verifyUrl).toBe('http://127.0.0.1:9/verify');
+  });
+
+  it('is production only when NODE_ENV is production', () => {
+    expect(fromEnv({ NODE_ENV: 'production' }).production).toBe(true);
+    expect(fromEnv({ NODE_ENV: 'Production ' }).production).toBe(true);
+    expect(fromEnv({ NODE_ENV: 'development' }).production).toBe(false);
+    expect(fromEnv({ NODE_ENV: 'prod' }).production).toBe(false);
+  });
+});
+
+describe('loadConfig: files', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'portcullis-config-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const write = (name: string, text: string) => writeFileSync(join(dir, name), text);
+
+  it('reads svc.config.json from the working directory', () => {
+    write('svc.config.json', JSON.stringify({ svc: { security: { mode: 'jwt', key: KEY, 'access-token-minutes': 30, jwt: { 'name-claim': 'name' } } } }));
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect(config.hasSecuritySection).toBe(true);
+    expect(config.security.mode).toBe('jwt');
+    expect(config.security.key?.reveal()).toBe(KEY);
+    expect(config.security.accessTokenMinutes).toBe(30);
+    expect(config.security.jwt.nameClaim).toBe('name');
+  });
+
+  it.each(['svc.config.yaml', 'svc.config.yml'])('reads %s from the working directory', (name) => {
+    write(name, ['svc:', '  security:', '    password:', '      work-factor: 12', '      prehash: sha384', '  persistence:', '    cache:', '      provider: redis', ''].join('\n'));
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect(config.security.password).toMatchObject({ workFactor: 12, prehash: 'sha384' });
+    expect(config.persistence.cache.provider).toBe('redis');
+  });
+
+  it('prefers svc.config.json when both a JSON and a YAML file exist', () => {
+    write('svc.config.json', JSON.stringify({ svc: { security: { issuer: 'from-json' } } }));
+    write('svc.config.yaml', 'svc:\n  security:\n    issuer: from-yaml\n');
+    expect(loadConfig({ env: {}, cwd: dir }).security.issuer).toBe('from-json');
+  });
+
+  it('reads the file SVC_CONFIG names instead, relative to the working directory or absolute', () => {
+    write('svc.config.json', JSON.stringify({ svc: { security: { issuer: 'default-file' } } }));
+    write('other.yaml', 'svc:\n  security:\n    issuer: other-file\n');
+    expect(loadConfig({ env: { SVC_CONFIG: 'other.yaml' }, cwd: dir }).security.issuer).toBe('other-file');
+    expect(loadConfig({ env: { SVC_CONFIG: join(dir, 'other.yaml') }, cwd: '/' }).security.issuer).toBe('other-file');
+  });
+
+  it('stops when SVC_CONFIG names a file that does not exist', () => {
+    const err = configError(() => loadConfig({ env: { SVC_CONFIG: 'missing.json' }, cwd: dir }));
+    expect(err.key).toBe('SVC_CONFIG');
+  });
+
+  it('uses the defaults when there is no file', () => {
+    expect(loadConfig({ env: {}, cwd: dir }).security.accessTokenMinutes).toBe(15);
+  });
+
+  it('lets environment variables win over the file', () => {
+    write('svc.config.json', JSON.stringify({
+      svc: { security: { key: 'ZmlsZS1rZXk=', 'access-token-minutes': 30, jwt: { 'name-claim': 'name' } }, persistence: { cache: { provider: 'inmemory' } } },
+    }));
+    const config = loadConfig({
+      cwd: dir,
+      env: {
+        SVC__SECURITY__KEY: KEY,
+        SVC__SECURITY__ACCESS_TOKEN_MINUTES: '45',
+        SVC__SECURITY__JWT__NAME_CLAIM: 'preferred_username',
+        SVC__PERSISTENCE__CACHE__PROVIDER: 'redis',
+      },
+    });
+    expect(config.security.key?.reveal()).toBe(KEY);
+    expect(config.security.accessTokenMinutes).toBe(45);
+    expect(config.security.jwt.nameClaim).toBe('preferred_username');
+    expect(config.persistence.cache.provider).toBe('redis');
+  });
+
+  it('stops on a file that cannot be parsed, without quoting the file (which may hold the key)', () => {
+    const secret = 'c2VjcmV0LWtleS1tYXRlcmlhbA';
+    write('svc.config.json', `{"svc":{"security":{"key":${secret}}}}`);
+    const err = configError(() => loadConfig({ env: {}, cwd: dir }));
+    expect(err.message).toMatch(/cannot be parsed/);
+    expect(err.message).not.toContain(secret.slice(0, 6));
+    write('broken.yaml', `svc:\n  security:\n    key: "${secret}\n`);
+    const yamlErr = configError(() => loadConfig({ env: { SVC_CONFIG: 'broken.yaml' }, cwd: dir }));
+    expect(yamlErr.message).toMatch(/cannot be parsed \(invalid YAML/);
+    expect(yamlErr.message).not.toContain(secret.slice(0, 6));
+  });
+
+  it('stops when the file does not hold an object, or svc is not a section', () => {
+    write('svc.config.json', '[1, 2]');
+    expect(configError(() => loadConfig({ env: {}, cwd: dir })).message).toMatch(/object at the top level/);
+    write('svc.config.json', '{"svc": 5}');
+    expect(configError(() => loadConfig({ env: {}, cwd: dir })).key).toBe('svc');
+  });
+});
+
+describe('loadConfig: environment variables', () => {
+  it('maps __ to sections and _ in a segment to -, case-insensitively', () => {
+    const config = fromEnv({
+      svc__security__access_token_minutes: '20',
+      Svc__Security__Jwt__Name_Claim: 'name',
+      SVC__security__PASSWORD__work_factor: '12',
+      SVC__SECURITY__JWT__MAP_INBOUND_CLAIMS: 'FALSE',
+      SVC__ERRORS__FORMAT: 'Simple',
+    });
+    expect(config.security.accessTokenMinutes).toBe(20);
+    expect(config.security.jwt).toEqual({ mapInboundClaims: false, nameClaim: 'name' });
+    expect(config.security.password.workFactor).toBe(12);
+    expect(config.errors.format).toBe('simple');
+  });
+
+  it('ignores variables outside the SVC__ prefix and treats an empty value as unset', () => {
+    const config = fromEnv({ SECURITY__ACCESS_TOKEN_MINUTES: '99', SVC_SECURITY_KEY: KEY, SVC__SECURITY__ISSUER: '' });
+    expect(config.security.accessTokenMinutes).toBe(15);
+    expect(config.security.key).toBeUndefined();
+    expect(config.security.issuer).toBe('portcullis');
+  });
+
+  it('lets a tree stand in for the file', () => {
+    const config = loadConfig({ env: { SVC__SECURITY__AUDIENCE: 'game' }, tree: { svc: { security: { issuer: 'tree', audience: 'tree' } } } });
+    expect(config.security.issuer).toBe('tree');
+    expect(config.security.audience).toBe('game');
+    expect(config.hasSecuritySection).toBe(true);
+  });
+});
+
+describe('loadConfig: invalid settings stop start-up with one message naming the key', () => {
+  const cases: Array<[string, Record<string, string>, string, RegExp]> = [
+    ['work factor 3', { SVC__SECURITY__PASSWORD__WORK_FACTOR: '3' }, 'svc:security:password:work-factor', /integer from 4 to 31, got "3"/],
+    ['work factor 32', { SVC__SECURITY__PASSWORD__WORK_FACTOR: '32' }, 'svc:security:password:work-factor', /integer from 4 to 31/],
+    ['work factor -1', { SVC__SECURITY__PASSWORD__WORK_FACTOR: '-1' }, 'svc:security:password:work-factor', /integer from 4 to 31/],
+    ['work factor "abc"', { SVC__SECURITY__PASSWORD__WORK_FACTOR: 'abc' }, 'svc:security:password:work-factor', /integer from 4 to 31/],
+    ['work factor 11.5', { SVC__SECURITY__PASSWORD__WORK_FACTOR: '11.5' }, 'svc:security:password:work-factor', /integer from 4 to 31/],
+    ['unknown prehash', { SVC__SECURITY__PASSWORD__PREHASH: 'md5' }, 'svc:security:password:prehash', /one of "none", "sha384"/],
+    ['unknown mode', { SVC__SECURITY__MODE: 'oauth' }, 'svc:security:mode', /one of "jwt"/],
+    ['non-numeric minutes', { SVC__SECURITY__ACCESS_TOKEN_MINUTES: 'ten' }, 'svc:security:access-token-minutes', /integer/],
+    ['zero minutes', { SVC__SECURITY__SESSION__ACCESS_MINUTES: '0' }, 'svc:security:session:access-minutes', /integer/],
+    ['a typo in a setting name', { SVC__SECURITY__ACESS_TOKEN_MINUTES: '20' }, 'svc:security:acess-token-minutes', /not a known setting/],
+    ['a typo inside a subsection', { SVC__SECURITY__PASSWORD__WORKFACTOR: '12' }, 'svc:security:password:workfactor', /not a known setting/],
+    ['a bad boolean', { SVC__SECURITY__JWT__MAP_INBOUND_CLAIMS: 'maybe' }, 'svc:security:jwt:map-inbound-claims', /true or false/],
+    ['an unknown lockout store', { SVC__SECURITY__LOCKOUT__STORE: 'disk' }, 'svc:security:lockout:store', /"memory", "backplane"/],
+    ['an unknown cache provider', { SVC__PERSISTENCE__CACHE__PROVIDER: 'memcached' }, 'svc:persistence:cache:provider', /"inmemory", "redis"/],
+    ['an unknown error format', { SVC__ERRORS__FORMAT: 'verbose' }, 'svc:errors:format', /"simple"/],
+    ['an unknown captcha provider', { SVC__SECURITY__CAPTCHA__PROVIDER: 'mycaptcha' }, 'svc:security:captcha:provider', /"recaptcha"/],
+    ['a captcha secret without a provider', { SVC__SECURITY__CAPTCHA__SECRET_KEY: 's3cret' }, 'svc:security:captcha:provider', /secret-key is set/],
+    ['min-length above max-length', { SVC__SECURITY__PASSWORD__MIN_LENGTH: '20', SVC__SECURITY__PASSWORD__MAX_LENGTH: '10' }, 'svc:security:password:min-length', /max-length/],
+    ['min-key-bytes below the HS256 floor of 32', { SVC__SECURITY__MIN_KEY_BYTES: '16' }, 'svc:security:min-key-bytes', /integer from 32/],
+    ['a value where a section belongs', { SVC__SECURITY__JWT: 'on' }, 'svc:security:jwt', /must be a section/],
+  ];
+
+  it.each(cases)('%s', (_name, env, key, problem) => {
+    const err = configError(() => fromEnv(env));
+    expect(err.key).toBe(key);
+    expect(err.code).toBe('config_invalid');
+    expect(err.message).toMatch(new RegExp(`^invalid setting ${key}: `));
+    expect(err.message).toMatch(problem);
+    expect(err.message).not.toContain('\n');
+  });
+
+  it('refuses a typo in a file setting too', () => {
+    const err = configError(() => loadConfig({ env: {}, tree: { svc: { security: { password: { work_factr: 12 } } } } }));
+    expect(err.key).toBe('svc:security:password:work-factr');
+  });
+});
+
+describe('loadConfig: the result', () => {
+  it('is frozen all the way down', () => {
+    const config = fromEnv({ SVC__SECURITY__KEY: KEY });
+    for (const part of [config, config.security, config.security.password, config.security.jwt, config.persistence.cache, config.errors]) {
+      expect(Object.isFrozen(part)).toBe(true);
+    }
+    expect(() => {
+      (config.security as { issuer: string }).issuer = 'attacker';
+    }).toThrow(TypeError);
+    expect(config.security.issuer).toBe('portcullis');
+  });
+
+  it('never shows the key or the captcha secret in JSON, inspect or string output', () => {
+    const captchaSecret = 'captcha-secret-value-123';
+    const config = fromEnv({ SVC__SECURITY__KEY: KEY, SVC__SECURITY__CAPTCHA__PROVIDER: 'hcaptcha', SVC__SECURITY__CAPTCHA__SECRET_KEY: captchaSecret });
+    const outputs = [JSON.stringify(config), inspect(config, { depth: Infinity }), `${config.security.key}`, String(config.security.captcha.secretKey)];
+    for (const out of outputs) {
+      expect(out).not.toContain(KEY);
+      expect(out).not.toContain(KEY.slice(0, 12));
+      expect(out).not.toContain(captchaSecret);
+    }
+    expect(config.security.key?.reveal()).toBe(KEY);
+    expect(config.security.captcha.secretKey.reveal()).toBe(captchaSecret);
+  });
+
+  it('trims surrounding whitespace from the key', () => {
+    expect(fromEnv({ SVC__SECURITY__KEY: ` ${KEY}\n` }).security.key?.reveal()).toBe(KEY);
+  });
+});

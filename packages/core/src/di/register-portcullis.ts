@@ -1,0 +1,83 @@
+/**
+ * One call that wires portcullis into a tsyringe container.
+ */
+import 'reflect-metadata';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { registerAccountServices } from '../account/register-account-services.js';
+import { loadConfig } from '../config/load-config.js';
+import type { PortcullisConfig } from '../config/portcullis-config.js';
+import { AccessTokenIssuer, type IAccessTokenIssuer } from '../jwt/access-token-issuer.js';
+import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
+import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
+import { resolveSigningKey } from '../key/key-guard.js';
+import { consoleLoggerFactory, type LoggerFactory } from '../logging/logger.js';
+import { PasswordHasher } from '../password/password-hasher.js';
+import { registerSessionServices } from '../session/register-session-services.js';
+import { PORTCULLIS_CONTAINER } from '../shield/container-token.js';
+import { JwtAuth } from '../shield/jwt-auth.js';
+import { SessionAuth } from '../shield/session-auth.js';
+import { ShieldEnforcer } from '../shield/shield-enforcer.js';
+import type { SessionStores, SessionStoreOptions } from '../store/session-stores.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './tokens.js';
+
+/** The seed's name for the access token issuer, as an injection token. */
+export const I_ACCESS_TOKEN_ISSUER: InjectionToken<IAccessTokenIssuer> = Symbol.for('portcullis:IAccessTokenIssuer');
+
+/** Options of {@link registerPortcullis}; each defaults to the process's own. */
+export interface PortcullisRegistrationOptions {
+  /** Validated configuration; defaults to `loadConfig()` (file + environment). */
+  config?: PortcullisConfig;
+  /** Where log lines go; defaults to the console. */
+  loggers?: LoggerFactory;
+  /** Store options (test-only lifetimes, key prefix, timeouts). */
+  stores?: SessionStoreOptions;
+}
+
+/** What {@link registerPortcullis} set up; `close()` releases the stores. */
+export interface PortcullisRegistration {
+  readonly config: PortcullisConfig;
+  /** Undefined unless `mode` is `jwt`. */
+  readonly stores: SessionStores | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Registers portcullis in a container: the config, the logger factory, the
+ * container itself (for shields and portals), the signing key (after the key
+ * guard), the password hasher and the shield enforcer. With `svc:security:mode = jwt`
+ * it also registers `JwtAuth`, `SessionAuth`, `JwtTokenValidator`, `JwtTokenIssuer`,
+ * `AccessTokenIssuer` (also as {@link I_ACCESS_TOKEN_ISSUER}), `TokenSessionSync`,
+ * the lockout store and the login service with its account store. Throws the key
+ * guard's error in production with a weak key, before anything listens.
+ *
+ * @example
+ * ```ts
+ * const portcullis = registerPortcullis(container);
+ * await portcullis.stores?.ready();
+ * const issuer = container.resolve(AccessTokenIssuer);
+ * process.once('SIGTERM', () => void portcullis.close());
+ * ```
+ */
+export function registerPortcullis(container: DependencyContainer, options: PortcullisRegistrationOptions = {}): PortcullisRegistration {
+  const config = options.config ?? loadConfig();
+  const loggers = options.loggers ?? consoleLoggerFactory;
+  const key = resolveSigningKey(config, loggers.create('portcullis'));
+  container.register(PORTCULLIS_CONFIG, { useValue: config });
+  container.register(LOGGER_FACTORY, { useValue: loggers });
+  container.register(SIGNING_KEY, { useValue: key });
+  container.register(PORTCULLIS_CONTAINER, { useValue: container });
+  container.register(PasswordHasher, { useValue: new PasswordHasher(config) });
+  container.registerSingleton(ShieldEnforcer);
+  if (config.security.mode !== 'jwt') {
+    return { config, stores: undefined, close: async () => {} };
+  }
+  container.registerSingleton(JwtTokenValidator);
+  container.registerSingleton(JwtTokenIssuer);
+  container.registerSingleton(AccessTokenIssuer);
+  container.register(I_ACCESS_TOKEN_ISSUER, { useToken: AccessTokenIssuer });
+  const stores = registerSessionServices(container, options.stores);
+  container.registerSingleton(JwtAuth);
+  container.registerSingleton(SessionAuth);
+  registerAccountServices(container);
+  return { config, stores, close: () => stores.close() };
+}

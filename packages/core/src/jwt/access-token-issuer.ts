@@ -1,0 +1,124 @@
+/**
+ * The seed's IAccessTokenIssuer: a stateless issuer of short-lived HS256 access
+ * tokens, injectable anywhere in an application.
+ */
+import { inject, injectable } from 'tsyringe';
+import type { PortcullisConfig } from '../config/portcullis-config.js';
+import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
+import type { SigningKey } from '../key/key-guard.js';
+import {
+  ACCESS_TOKEN_TYP,
+  assertLifetime,
+  assertSubject,
+  JwtSigner,
+  mergeClaims,
+  NO_CLAIMS,
+  toCustomClaims,
+  type CustomClaims,
+} from './jwt-signer.js';
+
+/**
+ * An issued access token: the compact JWT and its lifetime (the seed's
+ * `ExpiresInSeconds`).
+ *
+ * @example
+ * ```ts
+ * const { token, expiresInSeconds } = issuer.issue('player-42');
+ * res.json({ accessToken: token, expiresIn: expiresInSeconds });
+ * ```
+ */
+export interface IssuedAccessToken {
+  readonly token: string;
+  readonly expiresInSeconds: number;
+}
+
+/**
+ * The seed's `IAccessTokenIssuer` contract. {@link AccessTokenIssuer} implements it;
+ * type against this name to substitute a fake in tests.
+ *
+ * @example
+ * ```ts
+ * const fake: IAccessTokenIssuer = { issue: () => ({ token: 't', expiresInSeconds: 60 }), withClaims: () => fake };
+ * ```
+ */
+export interface IAccessTokenIssuer {
+  issue(subject: string, claims?: Record<string, unknown>, lifetimeSeconds?: number): IssuedAccessToken;
+  withClaims(claims: Record<string, unknown>): IAccessTokenIssuer;
+}
+
+/**
+ * Issues access tokens (header `typ: at+jwt`, HS256) carrying `sub`, the caller's
+ * custom claims, a random `jti`, `iat`, `nbf`, `exp`, and the configured `iss`
+ * and `aud`. Stateless: every call carries its own claims, and
+ * {@link AccessTokenIssuer.withClaims} returns a new issuer instead of changing this one.
+ *
+ * Custom claims can never overwrite registered ones: a claim named `iss`, `sub`,
+ * `aud`, `exp`, `nbf`, `iat`, `jti`, `fam`, `typ` or `__proto__` makes the call throw
+ * a `PortcullisError` with code `invalid_request` (nothing is silently dropped).
+ *
+ * @example
+ * ```ts
+ * const issuer = container.resolve(AccessTokenIssuer);
+ * const { token } = issuer.issue('player-42', { role: 'player' }, 300);
+ * const admin = issuer.withClaims({ role: 'admin' }); // `issuer` still has no bound claims
+ * ```
+ */
+@injectable()
+export class AccessTokenIssuer implements IAccessTokenIssuer {
+  readonly #config: PortcullisConfig;
+  readonly #key: SigningKey;
+  readonly #signer: JwtSigner;
+  readonly #defaultLifetimeSeconds: number;
+  #bound: CustomClaims = NO_CLAIMS;
+
+  constructor(@inject(PORTCULLIS_CONFIG) config: PortcullisConfig, @inject(SIGNING_KEY) key: SigningKey) {
+    this.#config = config;
+    this.#key = key;
+    this.#signer = new JwtSigner(key.keyObject, config.security.issuer, config.security.audience);
+    this.#defaultLifetimeSeconds = config.security.accessTokenMinutes * 60;
+  }
+
+  /** The claims this issuer adds to every token (frozen; empty unless made by `withClaims`). */
+  get claims(): Readonly<Record<string, unknown>> {
+    return this.#bound;
+  }
+
+  /**
+   * Issues one access token for `subject`. `claims` are added to the bound claims
+   * (the call's value wins on a shared name). `lifetimeSeconds` defaults to
+   * `access-token-minutes`; it must be a whole number of seconds from 1 to 3650 days.
+   *
+   * @throws PortcullisError `invalid_request` for an empty subject, a bad lifetime,
+   * claims that are not a JSON-serialisable plain object, or a reserved claim name.
+   * @example
+   * ```ts
+   * issuer.issue('player-42', { name: 'alice' }).expiresInSeconds; // 900 by default
+   * ```
+   */
+  issue(subject: string, claims?: Record<string, unknown>, lifetimeSeconds?: number): IssuedAccessToken {
+    assertSubject(subject);
+    const lifetime = lifetimeSeconds ?? this.#defaultLifetimeSeconds;
+    assertLifetime(lifetime);
+    const all = mergeClaims(this.#bound, toCustomClaims(claims));
+    const { token } = this.#signer.sign(ACCESS_TOKEN_TYP, subject, all, lifetime);
+    return { token, expiresInSeconds: lifetime };
+  }
+
+  /**
+   * Returns a new issuer whose tokens also carry `claims` (merged over this issuer's
+   * bound claims). This issuer is left untouched, so a shared instance is safe.
+   *
+   * @throws PortcullisError `invalid_request` as for {@link AccessTokenIssuer.issue}.
+   * @example
+   * ```ts
+   * const forGuild = issuer.withClaims({ guild: 'north' });
+   * forGuild.issue('player-42'); // carries guild; issuer.issue(...) does not
+   * ```
+   */
+  withClaims(claims: Record<string, unknown>): AccessTokenIssuer {
+    const bound = mergeClaims(this.#bound, toCustomClaims(claims));
+    const derived = new AccessTokenIssuer(this.#config, this.#key);
+    derived.#bound = bound;
+    return derived;
+  }
+}

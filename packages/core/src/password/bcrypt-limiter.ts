@@ -1,0 +1,114 @@
+/**
+ * Caps how many bcrypt computations run at once. bcrypt runs on the libuv thread
+ * pool, which fs, DNS and zlib share; a login storm without a cap would occupy
+ * every pool thread and stall unrelated I/O for the length of the storm.
+ */
+import { availableParallelism } from 'node:os';
+import bcrypt from 'bcrypt';
+
+/** libuv's default thread-pool size, used when `UV_THREADPOOL_SIZE` is not set. */
+const LIBUV_DEFAULT_POOL_SIZE = 4;
+
+/**
+ * The default cap: one bcrypt computation per core, and never the whole libuv
+ * pool (one thread stays free for fs and DNS). `UV_THREADPOOL_SIZE` is libuv's
+ * own knob, read here because it sizes the pool this cap protects.
+ *
+ * @example
+ * ```ts
+ * defaultBcryptConcurrency(); // 2 on a 2-core machine with the default pool of 4
+ * ```
+ */
+export function defaultBcryptConcurrency(): number {
+  const configured = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10);
+  const poolSize = Number.isInteger(configured) && configured > 0 ? configured : LIBUV_DEFAULT_POOL_SIZE;
+  return Math.max(1, Math.min(availableParallelism(), poolSize - 1));
+}
+
+/**
+ * Runs bcrypt `hash` and `compare` (the async, thread-pool versions) with at most
+ * `concurrency` of them in flight; further calls wait in FIFO order. One process
+ * normally shares {@link BcryptLimiter.shared}, because the pool it protects is
+ * per process. `inFlight`, `queued` and `maxObserved` are there for metrics and tests.
+ *
+ * @example
+ * ```ts
+ * const limiter = new BcryptLimiter(2);
+ * const hash = await limiter.hash('correct horse', 11);
+ * await limiter.compare('correct horse', hash); // true
+ * limiter.maxObserved; // never above 2
+ * ```
+ */
+export class BcryptLimiter {
+  /** The limiter every {@link PasswordHasher} uses unless given another. */
+  static readonly shared = new BcryptLimiter();
+
+  readonly concurrency: number;
+  #inFlight = 0;
+  #maxObserved = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(concurrency: number = defaultBcryptConcurrency()) {
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new RangeError(`BcryptLimiter concurrency must be a positive integer, got ${String(concurrency)}`);
+    }
+    this.concurrency = concurrency;
+  }
+
+  /** bcrypt computations running now. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Calls waiting for a free slot. */
+  get queued(): number {
+    return this.#waiting.length;
+  }
+
+  /** The highest `inFlight` seen since construction or the last {@link resetObserved}. */
+  get maxObserved(): number {
+    return this.#maxObserved;
+  }
+
+  /** Restarts `maxObserved` from the current `inFlight`. */
+  resetObserved(): void {
+    this.#maxObserved = this.#inFlight;
+  }
+
+  /** bcrypt hash of `data` with a fresh salt at cost `rounds`. */
+  hash(data: string, rounds: number): Promise<string> {
+    return this.run(() => bcrypt.hash(data, rounds));
+  }
+
+  /** bcrypt comparison of `data` with a stored `hash`. */
+  compare(data: string, hash: string): Promise<boolean> {
+    return this.run(() => bcrypt.compare(data, hash));
+  }
+
+  /** Runs any task under the same cap, e.g. another thread-pool-heavy computation. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await task();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(): Promise<void> | void {
+    if (this.#inFlight < this.concurrency) {
+      this.#inFlight++;
+      this.#maxObserved = Math.max(this.#maxObserved, this.#inFlight);
+      return;
+    }
+    return new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.#waiting.shift();
+    // The slot passes straight to the next caller, so inFlight never dips and a
+    // newcomer cannot jump the queue between release and wake-up.
+    if (next) next();
+    else this.#inFlight--;
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * The per-connection half of the real-time protocol, shared by every
+ * connection-oriented transport (WebSocket, TCP): the optional or required auth
+ * frame first, then pipelined requests dispatched as they arrive and answered in
+ * order, the connection tracked in the registry so revocation can close it. A
+ * transport only moves messages in and out and maps the close reasons.
+ */
+import type { Transport } from '../contracts/auth-context.js';
+import { authReply, readAuthFrame, type AuthReply } from './auth-frame.js';
+import type { ConnectionAuthResult } from './connection-authenticator.js';
+import type { ConnectionContext } from './connection-context.js';
+import type { ConnectionCredential, ConnectionRegistry } from './connection-registry.js';
+import type { GateDispatcher } from './gate-dispatcher.js';
+import { ReplySequencer } from './reply-sequencer.js';
+import { encodeReply, type GateReply } from './wire-frames.js';
+
+/**
+ * Why a protocol closes its connection: `unauthorized` (refused auth frame or
+ * credential revoked; WebSocket 4401), `unavailable` (the credential could not be
+ * checked), `bad_handshake` (the first frame was required to be an auth frame and was not).
+ */
+export type ProtocolCloseReason = 'unauthorized' | 'unavailable' | 'bad_handshake';
+
+/**
+ * `required`: the first message must be an auth frame (TCP). `optional`: it may be
+ * one (a WebSocket opened without `Authorization`). `done`: the transport already
+ * authenticated the connection (WebSocket `Authorization` header).
+ */
+export type HandshakeMode = 'required' | 'optional' | 'done';
+
+/** Options of {@link ConnectionProtocol}. */
+export interface ConnectionProtocolOptions {
+  readonly dispatcher: Pick<GateDispatcher, 'dispatch' | 'dispatchText' | 'authenticateConnection'>;
+  /** Tracks the connection for revocation and push; without it nothing closes on revocation. */
+  readonly registry?: Pick<ConnectionRegistry, 'add' | 'attach' | 'remove'>;
+  readonly transport: Transport;
+  readonly clientId: string;
+  readonly remoteAddress: string | undefined;
+  readonly handshake: HandshakeMode;
+  /** With `handshake: 'done'`: the credential the transport authenticated. */
+  readonly credential?: ConnectionCredential;
+  /** A memo already warmed by the transport's `authenticateConnection` call. */
+  readonly memo?: Map<unknown, unknown>;
+  /** Sends one JSON text message (reply, auth reply, push). */
+  readonly send: (text: string) => void;
+  /** Closes the connection; called at most once. */
+  readonly close: (reason: ProtocolCloseReason, detail: string) => void;
+  /** Unanswered requests at which `onSaturated` fires; default 64. */
+  readonly maxPending?: number;
+  /** Stop reading from the peer until `onRelieved`. */
+  readonly onSaturated?: () => void;
+  readonly onRelieved?: () => void;
+}
+
+type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
+
+/**
+ * Drives one connection.
+ *
+ * @example
+ * ```ts
+ * const protocol = new ConnectionProtocol({
+ *   dispatcher, registry, transport: 'tcp', clientId, remoteAddress, handshake: 'required',
+ *   send: (text) => socket.write(encodeFrame(text)),
+ *   close: () => socket.end(),
+ * });
+ * decoderFrames.forEach((body) => protocol.receive(body));
+ * socket.on('close', () => protocol.dispose());
+ * ```
+ */
+export class ConnectionProtocol {
+  private state: State;
+  private readonly options: ConnectionProtocolOptions;
+  private readonly replies: ReplySequencer<string>;
+  private readonly queued: (string | Uint8Array)[] = [];
+  private connection: ConnectionContext;
+  private heldDuringAuth = false;
+
+  constructor(options: ConnectionProtocolOptions) {
+    this.options = options;
+    this.state = options.handshake === 'done' ? 'open' : 'awaiting-auth';
+    this.replies = new ReplySequencer<string>({
+      deliver: (text) => this.sendText(text),
+      maxPending: options.maxPending,
+      onSaturated: options.onSaturated,
+      onRelieved: options.onRelieved,
+    });
+    this.connection = this.track(options.handshake === 'done' ? options.credential : undefined);
+  }
+
+  /** The connection context handed to the dispatcher (a registry `LiveConnection` when tracked). */
+  get context(): ConnectionContext {
+    return this.connection;
+  }
+
+  /** True once the handshake is over and requests are answered. */
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  /** Feeds one message (JSON text or its UTF-8 bytes) from the peer. */
+  receive(message: string | Uint8Array): void {
+    switch (this.state) {
+      case 'open':
+        this.replies.push(this.options.dispatcher.dispatchText(message, this.connection).then(encodeReply));
+        return;
+      case 'awaiting-auth':
+        this.first(message);
+        return;
+      case 'authenticating':
+        this.queued.push(message);
+        if (this.queued.length === this.replies.maxPending) {
+          this.heldDuringAuth = true;
+          this.options.onSaturated?.();
+        }
+        return;
+      case 'closed':
+        return;
+    }
+  }
+
+  /** Forgets the connection; the transport calls it once the socket is gone. Idempotent. */
+  dispose(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.queued.length = 0;
+    this.replies.close();
+    this.options.registry?.remove(this.options.clientId);
+  }
+
+  private first(message: string | Uint8Array): void {
+    const raw = parse(message);
+    const frame = readAuthFrame(raw);
+    if (frame === undefined) {
+      if (this.options.handshake === 'required') return this.shut('bad_handshake', 'the first frame must be an auth frame');
+      this.state = 'open';
+      this.replies.push(raw === INVALID ? this.options.dispatcher.dispatchText(message, this.connection).then(encodeReply) : this.options.dispatcher.dispatch(raw, this.connection).then(encodeReply));
+      return;
+    }
+    this.state = 'authenticating';
+    const { clientId, transport, remoteAddress } = this.options;
+    this.options.dispatcher
+      .authenticateConnection(frame.token, { clientId, transport, remoteAddress, memo: this.connection.memo })
+      .then((auth) => this.authenticated(frame.token, auth), () => this.authenticated(frame.token, { ok: false, code: 'unavailable', message: '' }));
+  }
+
+  private authenticated(token: string | null, auth: ConnectionAuthResult): void {
+    if (this.state !== 'authenticating') return;
+    const answer: AuthReply = authReply(auth);
+    if (!auth.ok) {
+      this.sendText(JSON.stringify(answer));
+      return this.shut(auth.code, auth.code === 'unavailable' ? 'authentication unavailable' : 'authentication refused');
+    }
+    if (token !== null && auth.kind !== 'anonymous') this.credential({ token, auth });
+    this.state = 'open';
+    this.sendText(JSON.stringify(answer));
+    for (const message of this.queued.splice(0)) this.receive(message);
+    if (this.heldDuringAuth) {
+      this.heldDuringAuth = false;
+      if (!this.replies.isSaturated) this.options.onRelieved?.();
+    }
+  }
+
+  private credential(credential: ConnectionCredential): void {
+    if (this.options.registry) this.options.registry.attach(this.options.clientId, credential);
+    else this.connection = { ...this.connection, credential: credential.token };
+  }
+
+  private track(credential: ConnectionCredential | undefined): ConnectionContext {
+    const { registry, clientId, transport, remoteAddress, memo } = this.options;
+    if (registry === undefined) return { clientId, transport, remoteAddress, credential: credential?.token, memo: memo ?? new Map() };
+    const init = {
+      clientId,
+      transport,
+      remoteAddress,
+      memo,
+      send: (frame: unknown) => this.sendText(encodePush(frame)),
+      close: () => this.revoked(),
+    };
+    return registry.add(init, credential);
+  }
+
+  private revoked(): void {
+    if (this.state === 'closed') return;
+    this.sendText(JSON.stringify(authReply(REVOKED)));
+    this.shut('unauthorized', 'credential revoked');
+  }
+
+  private sendText(text: string): void {
+    if (this.state !== 'closed') this.options.send(text);
+  }
+
+  private shut(reason: ProtocolCloseReason, detail: string): void {
+    if (this.state === 'closed') return;
+    this.dispose();
+    this.options.close(reason, detail);
+  }
+}
+
+const INVALID = Symbol('invalid-json');
+const REVOKED: ConnectionAuthResult = Object.freeze({ ok: false, code: 'unauthorized', message: 'the credential was revoked' });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function parse(message: string | Uint8Array): unknown {
+  try {
+    return JSON.parse(typeof message === 'string' ? message : utf8.decode(message));
+  } catch {
+    return INVALID;
+  }
+}
+
+function encodePush(frame: unknown): string {
+  return typeof frame === 'object' && frame !== null && 'ok' in frame && 'id' in frame ? encodeReply(frame as GateReply) : JSON.stringify(frame);
+}

@@ -1,0 +1,150 @@
+import 'reflect-metadata';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import type { RevocationEvent } from '../contracts/sessions.js';
+import { silentLoggerFactory } from '../logging/logger.js';
+import { ConnectionAuthenticator } from './connection-authenticator.js';
+import { ConnectionRegistry, type ConnectionCredential } from './connection-registry.js';
+
+let fx: ShieldFixture;
+let registry: ConnectionRegistry;
+let authenticator: ConnectionAuthenticator;
+
+function open(clientId: string) {
+  const closed = vi.fn();
+  const sent: unknown[] = [];
+  const init = { clientId, transport: 'ws' as const, remoteAddress: '127.0.0.1', send: (frame: unknown) => void sent.push(frame), close: closed };
+  return { init, closed, sent };
+}
+
+async function credential(token: string): Promise<ConnectionCredential> {
+  const auth = await authenticator.authenticate(token);
+  if (!auth.ok) throw new Error(`test token refused: ${auth.code}`);
+  return { token, auth };
+}
+
+beforeEach(async () => {
+  fx = await createShieldFixture();
+  registry = fx.container.resolve(ConnectionRegistry);
+  authenticator = fx.container.resolve(ConnectionAuthenticator);
+});
+
+afterEach(async () => {
+  registry.dispose();
+  await fx.close();
+});
+
+describe('ConnectionRegistry: revocation', () => {
+  it('closes the connection holding a revoked session token, forgets it and clears its memo', async () => {
+    const token = await fx.session('p1');
+    const a = open('a');
+    const b = open('b');
+    const conn = registry.add(a.init, await credential(token));
+    registry.add(b.init, await credential(await fx.session('p1')));
+    conn.memo.set('kept', true);
+    await fx.sessions.revoke(token);
+    expect(a.closed).toHaveBeenCalledWith('unauthorized', 'credential revoked');
+    expect(b.closed).not.toHaveBeenCalled();
+    expect(registry.get('a')).toBeUndefined();
+    expect(conn.memo.size).toBe(0);
+    expect(registry.size).toBe(1);
+  });
+
+  it('closes a connection authenticated with a JWT when that JWT is revoked (logout)', async () => {
+    const jwt = fx.jwt('p1');
+    const a = open('a');
+    registry.add(a.init, await credential(jwt));
+    await fx.sessions.revoke(jwt);
+    expect(a.closed).toHaveBeenCalledTimes(1);
+  });
+
+  it('closes every connection of a principal on revokeAllFor, and only those', async () => {
+    const [a, b, c, anon] = [open('a'), open('b'), open('c'), open('anon')];
+    registry.add(a.init, await credential(await fx.session('p1')));
+    registry.add(b.init, await credential(fx.jwt('p1')));
+    registry.add(c.init, await credential(await fx.session('p2')));
+    registry.add(anon.init, { token: '', auth: { ok: true, kind: 'anonymous', principal: undefined } });
+    await fx.sessions.revokeAllFor('p1');
+    expect(a.closed).toHaveBeenCalledTimes(1);
+    expect(b.closed).toHaveBeenCalledTimes(1);
+    expect(c.closed).not.toHaveBeenCalled();
+    expect(anon.closed).not.toHaveBeenCalled();
+    expect(registry.size).toBe(2);
+  });
+
+  it('follows a credential replaced by attach()', async () => {
+    const first = await fx.session('p1');
+    const a = open('a');
+    registry.add(a.init, await credential(first));
+    expect(registry.attach('a', await credential(await fx.session('p3')))).toBe(true);
+    await fx.sessions.revoke(first);
+    expect(a.closed).not.toHaveBeenCalled();
+    await fx.sessions.revokeAllFor('p3');
+    expect(a.closed).toHaveBeenCalledTimes(1);
+    expect(registry.attach('gone', await credential(await fx.session('p4')))).toBe(false);
+  });
+
+  it('keeps closing the others when one close callback throws', async () => {
+    const a = open('a');
+    const b = open('b');
+    registry.add({ ...a.init, close: () => { throw new Error('socket gone'); } }, await credential(await fx.session('p1')));
+    registry.add(b.init, await credential(await fx.session('p1')));
+    await fx.sessions.revokeAllFor('p1');
+    expect(b.closed).toHaveBeenCalledTimes(1);
+    expect(registry.size).toBe(0);
+  });
+
+  it('stops listening after dispose()', async () => {
+    const token = await fx.session('p1');
+    const a = open('a');
+    registry.add(a.init, await credential(token));
+    registry.dispose();
+    await fx.sessions.revoke(token);
+    expect(a.closed).not.toHaveBeenCalled();
+  });
+});
+
+describe('ConnectionRegistry: bookkeeping and push', () => {
+  it('refuses a duplicate client id and removes idempotently', () => {
+    registry.add(open('a').init);
+    expect(() => registry.add(open('a').init)).toThrow(TypeError);
+    registry.remove('a');
+    registry.remove('a');
+    expect(registry.size).toBe(0);
+  });
+
+  it('pushes to one client and to every connection of a principal', async () => {
+    const [a, b, c] = [open('a'), open('b'), open('c')];
+    registry.add(a.init, await credential(await fx.session('p1')));
+    registry.add(b.init, await credential(fx.jwt('p1')));
+    registry.add(c.init, await credential(await fx.session('p2')));
+    expect(registry.sendTo('c', { type: 'event', data: 1 })).toBe(true);
+    expect(registry.sendTo('nobody', { type: 'event' })).toBe(false);
+    expect(registry.sendToPrincipal('p1', { type: 'event', data: 2 })).toBe(2);
+    expect(registry.sendToPrincipal('nobody', { type: 'event' })).toBe(0);
+    expect(a.sent).toEqual([{ type: 'event', data: 2 }]);
+    expect(b.sent).toEqual([{ type: 'event', data: 2 }]);
+    expect(c.sent).toEqual([{ type: 'event', data: 1 }]);
+  });
+
+  it('counts a push whose send throws as not delivered', async () => {
+    registry.add({ ...open('a').init, send: () => { throw new Error('closed'); } }, await credential(await fx.session('p1')));
+    expect(registry.sendTo('a', {})).toBe(false);
+    expect(registry.sendToPrincipal('p1', {})).toBe(0);
+  });
+});
+
+describe('ConnectionRegistry: missed events', () => {
+  it('clears every memo, closing nothing, when an event names nothing (events may have been missed)', () => {
+    let emit: (event: RevocationEvent) => void = () => undefined;
+    const fake = new ConnectionRegistry({ onRevocation: (listener) => ((emit = listener), () => undefined) }, silentLoggerFactory);
+    const a = open('a');
+    const conn = fake.add(a.init, { token: 'x', auth: { ok: true, kind: 'session', principal: { id: 'p', name: undefined, roles: [], claims: {}, via: 'session' } } });
+    conn.memo.set('kept', true);
+    emit({ sessionTokens: [], jtis: [] });
+    expect(conn.memo.size).toBe(0);
+    expect(a.closed).not.toHaveBeenCalled();
+    emit({ sessionTokens: ['x'], jtis: [] });
+    expect(a.closed).toHaveBeenCalledTimes(1);
+  });
+});

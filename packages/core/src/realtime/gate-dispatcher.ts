@@ -1,0 +1,139 @@
+import { inject, injectable, type DependencyContainer } from 'tsyringe';
+import { LOGGER_FACTORY } from '../di/tokens.js';
+import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
+import { PORTCULLIS_CONTAINER } from '../shield/container-token.js';
+import { ShieldEnforcer, type EnforceResult } from '../shield/shield-enforcer.js';
+import type { ShieldPlan } from '../shield/shield-plan-reader.js';
+import { ConnectionAuthenticator, type ConnectionAuthResult } from './connection-authenticator.js';
+import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
+import { readPortalPlan } from './portal-reader.js';
+import { errorReply, type GateReply } from './wire-frames.js';
+
+/** A class decorated with `@Portal`; resolved through the container. */
+export type PortalClass = new (...args: any[]) => object;
+
+interface CompiledGate {
+  readonly plan: ShieldPlan;
+  readonly handler: GateHandler;
+}
+
+type MutableGateContext = { -readonly [K in keyof GateContext]: GateContext[K] };
+
+const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
+const textDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The transport-neutral heart of the real-time protocol: routes a request
+ * `{id, portal, gate, data}` to its gate, enforces the gate's shield plan, calls
+ * the handler and turns every outcome into a reply frame (SPEC.md's real-time
+ * contract, plus `unavailable` when the session store is down). Transports only
+ * move bytes: they hand a parsed object or the JSON text in, and send the reply out.
+ *
+ * @example
+ * ```ts
+ * container.register(PORTCULLIS_CONTAINER, { useValue: container });
+ * const dispatcher = container.resolve(GateDispatcher).register(GamePortal);
+ * socket.on('message', async (text) => socket.send(encodeReply(await dispatcher.dispatchText(text, conn))));
+ * ```
+ */
+@injectable()
+export class GateDispatcher {
+  private readonly portals = new Map<string, Map<string, CompiledGate>>();
+  private readonly log: Logger;
+
+  constructor(
+    @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
+    private readonly enforcer: ShieldEnforcer,
+    private readonly authenticator: ConnectionAuthenticator,
+    @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
+  ) {
+    this.log = loggers.create('portcullis:realtime');
+  }
+
+  /**
+   * Registers portal classes: reads their plans, resolves an instance of each
+   * through the container and every shield they use, so mistakes fail here.
+   *
+   * @throws TypeError for a class without `@Portal` or gates, or a portal path registered twice;
+   *   the container's error when a portal or shield cannot be resolved.
+   */
+  register(...portalClasses: PortalClass[]): this {
+    for (const portalClass of portalClasses) {
+      const { path, gates } = readPortalPlan(portalClass);
+      if (this.portals.has(path)) throw new TypeError(`portal ${path} is registered twice (${portalClass.name})`);
+      const instance = this.container.resolve(portalClass) as Record<string | symbol, unknown>;
+      const compiled = new Map<string, CompiledGate>();
+      for (const { name, method, plan } of gates) {
+        const handler = instance[method];
+        if (typeof handler !== 'function') throw new TypeError(`${portalClass.name}.${String(method)} is not a method`);
+        this.enforcer.prepare(plan);
+        compiled.set(name, { plan, handler: handler.bind(instance) as GateHandler });
+      }
+      this.portals.set(path, compiled);
+    }
+    return this;
+  }
+
+  /** Answers one parsed request. Never throws. */
+  async dispatch(raw: unknown, conn: ConnectionContext): Promise<GateReply> {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return errorReply(null, 'bad_request');
+    const frame = raw as Record<string, unknown>;
+    const id = frame.id;
+    if (typeof id !== 'number' || !Number.isFinite(id)) return errorReply(null, 'bad_request');
+    const { portal, gate } = frame;
+    if (typeof portal !== 'string' || typeof gate !== 'string') return errorReply(id, 'bad_request');
+    const route = this.portals.get(portal)?.get(gate);
+    if (route === undefined) return errorReply(id, 'not_found');
+    const ctx: MutableGateContext = {
+      transport: conn.transport,
+      credential: conn.tokenInFrame ? (typeof frame.token === 'string' ? frame.token : undefined) : conn.credential,
+      clientId: conn.clientId,
+      remoteAddress: conn.remoteAddress,
+      portal,
+      gate,
+      memo: conn.memo,
+      principal: undefined,
+    };
+    const verdict = route.plan.shield === undefined ? OPEN : await this.enforcer.enforce(route.plan, ctx);
+    if (!verdict.ok) return errorReply(id, verdict.code, verdict.message);
+    ctx.principal = verdict.principal;
+    try {
+      const result = route.handler(frame.data, conn.clientId, ctx);
+      const data = isThenable(result) ? await result : result;
+      return { id, ok: true, data: data === undefined ? null : data };
+    } catch (error) {
+      this.log.error('gate handler threw; answering internal', { portal, gate, clientId: conn.clientId, ...describeError(error) });
+      return errorReply(id, 'internal');
+    }
+  }
+
+  /** Answers one request given as JSON text (or its UTF-8 bytes); bad JSON is `bad_request` with id null. */
+  async dispatchText(text: string | Uint8Array, conn: ConnectionContext): Promise<GateReply> {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(typeof text === 'string' ? text : textDecoder.decode(text));
+    } catch {
+      return errorReply(null, 'bad_request');
+    }
+    return this.dispatch(raw, conn);
+  }
+
+  /**
+   * Checks the credential of a connection (WebSocket upgrade header, auth frame,
+   * TCP handshake): session token or JWT; null or undefined is anonymous.
+   */
+  authenticateConnection(token: unknown, conn?: Partial<Omit<ConnectionContext, 'credential'>>): Promise<ConnectionAuthResult> {
+    return this.authenticator.authenticate(token, conn);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/** Only the error's class name and code: its message may carry data or secrets. */
+function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: typeof error };
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? { error: error.name, code } : { error: error.name };
+}

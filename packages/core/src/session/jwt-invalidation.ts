@@ -1,0 +1,79 @@
+/**
+ * Makes stateless JWTs revocable: a marker per used `jti` (upgraded, rotated or logged
+ * out) until the token expires, a marker per revoked login family, and a per-principal
+ * cut-off time for "revoke everything of this principal".
+ */
+import type { JwtClaims } from '../contracts/tokens.js';
+import type { CacheRef, CacheStore } from '../store/cache-store.js';
+
+/**
+ * The JWT side of the session store.
+ *
+ * @example
+ * ```ts
+ * const jwts = new JwtInvalidation(cache, 30_000, 7 * 86_400_000);
+ * if (!(await jwts.claimUse(claims))) throw new TokenError('revoked');
+ * ```
+ */
+export class JwtInvalidation {
+  /**
+   * @param skewMs `clock-skew-seconds`: a JWT is accepted that long past `exp`, so markers outlive it by as much.
+   * @param lineageTtlMs how long family and principal markers must live: the longest JWT lifetime plus skew.
+   */
+  constructor(
+    private readonly cache: CacheStore,
+    private readonly skewMs: number,
+    private readonly lineageTtlMs: number,
+  ) {}
+
+  /** Marks the `jti` used until the token expires; true only for the one caller that did. */
+  claimUse(claims: JwtClaims): Promise<boolean> {
+    return this.cache.setIfAbsent('used-jwt', claims.jti, true, this.markerTtlMs(claims));
+  }
+
+  /** Undoes {@link claimUse} after a failure further on, so the token can be tried again. */
+  async releaseUse(claims: JwtClaims): Promise<void> {
+    await this.cache.delete('used-jwt', claims.jti);
+  }
+
+  /** Marks the `jti` used (logout), whether or not it was before. */
+  markUsed(claims: JwtClaims): Promise<void> {
+    return this.cache.set('used-jwt', claims.jti, true, this.markerTtlMs(claims));
+  }
+
+  revokeFamily(familyId: string): Promise<void> {
+    return this.cache.set('revoked-family', familyId, true, this.lineageTtlMs);
+  }
+
+  /** Refuses every JWT of the principal issued up to now (iat has one-second resolution, so this second too). */
+  cutOff(principalId: string): Promise<void> {
+    return this.cache.set('principal-cutoff', principalId, Math.floor(Date.now() / 1000), this.lineageTtlMs);
+  }
+
+  /** True when the `jti` was used, or its family or principal revoked. One round trip. */
+  async isInvalidated(claims: JwtClaims): Promise<boolean> {
+    const [used, cutoff, family] = await this.cache.getMany(this.refs(claims, true));
+    return used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims);
+  }
+
+  /** Like {@link isInvalidated} without the `jti` marker: the family or principal was revoked. */
+  async isLineageRevoked(claims: JwtClaims): Promise<boolean> {
+    const [cutoff, family] = await this.cache.getMany(this.refs(claims, false));
+    return family !== undefined || this.cutOffCovers(cutoff, claims);
+  }
+
+  private refs(claims: JwtClaims, withJti: boolean): CacheRef[] {
+    const refs: CacheRef[] = withJti ? [['used-jwt', claims.jti]] : [];
+    refs.push(['principal-cutoff', claims.sub]);
+    if (typeof claims.fam === 'string') refs.push(['revoked-family', claims.fam]);
+    return refs;
+  }
+
+  private cutOffCovers(cutoff: unknown, claims: JwtClaims): boolean {
+    return typeof cutoff === 'number' && claims.iat <= cutoff;
+  }
+
+  private markerTtlMs(claims: JwtClaims): number {
+    return Math.max(1000, claims.exp * 1000 + this.skewMs - Date.now());
+  }
+}

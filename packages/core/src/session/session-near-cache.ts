@@ -1,0 +1,70 @@
+/**
+ * The per-process near cache of validated sessions: the per-message check is a Map lookup
+ * and a clock read. Entries live at most `session:near-cache-seconds` and never past the
+ * token's expiry; revocation events drop them.
+ */
+import type { Principal } from '../contracts/principal.js';
+
+interface NearEntry {
+  readonly principal: Principal;
+  readonly until: number;
+}
+
+/**
+ * A bounded map of session token → principal with a short lifetime.
+ *
+ * @example
+ * ```ts
+ * const near = new SessionNearCache(5000);
+ * near.put(token, principal, accessExpiresMs);
+ * near.get(token); // principal, for at most 5 s
+ * ```
+ */
+export class SessionNearCache {
+  private readonly entries = new Map<string, NearEntry>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
+  get(token: string): Principal | undefined {
+    const entry = this.entries.get(token);
+    if (entry === undefined) return undefined;
+    if (Date.now() < entry.until) return entry.principal;
+    this.entries.delete(token);
+    return undefined;
+  }
+
+  put(token: string, principal: Principal, expiresAtMs: number): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= this.maxEntries) this.evict();
+    this.entries.set(token, { principal, until: Math.min(Date.now() + this.ttlMs, expiresAtMs) });
+  }
+
+  drop(token: string): void {
+    this.entries.delete(token);
+  }
+
+  dropPrincipal(principalId: string): void {
+    for (const [token, entry] of this.entries) {
+      if (entry.principal.id === principalId) this.entries.delete(token);
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private evict(): void {
+    const now = Date.now();
+    for (const [token, entry] of this.entries) {
+      if (now >= entry.until) this.entries.delete(token);
+    }
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Session pairs in the cache: creation, rotation and deletion, each one atomic write, and
+ * the per-principal and per-family indexes that let every pair of a principal or of a
+ * login be found again. Consumption uses take (GETDEL), so of concurrent callers only one
+ * gets a pair.
+ */
+import type { Principal } from '../contracts/principal.js';
+import type { UpgradeResult } from '../contracts/sessions.js';
+import type { CacheStore, CacheWrite } from '../store/cache-store.js';
+import { frozenPrincipal, type AccessRecord, type RefreshRecord } from './session-record.js';
+import { newSessionToken, sessionKey, sessionTokenOf } from './session-token.js';
+
+/** Lifetimes of a session pair in milliseconds. */
+export interface SessionLifetimes {
+  readonly accessMs: number;
+  readonly refreshMs: number;
+}
+
+type Index = 'principal-sessions' | 'family-sessions';
+
+/**
+ * Reads and writes session pairs. Tokens passed in must already have passed
+ * `isSessionToken`.
+ *
+ * @example
+ * ```ts
+ * const pairs = new SessionPairStore(cache, { accessMs: 3_600_000, refreshMs: 604_800_000 });
+ * const session = await pairs.create(principal, claims.fam);
+ * ```
+ */
+export class SessionPairStore {
+  constructor(
+    private readonly cache: CacheStore,
+    private readonly lifetimes: SessionLifetimes,
+  ) {}
+
+  /** Stores a new pair for the principal; `replacing` is a pair consumed by rotation, removed in the same write. */
+  async create(principal: Principal, fam: string | undefined, replacing?: { access: string; refresh: string }): Promise<UpgradeResult> {
+    const now = Date.now();
+    const accessToken = newSessionToken();
+    const refreshToken = newSessionToken();
+    const access = sessionKey(accessToken);
+    const refresh = sessionKey(refreshToken);
+    const accessExpires = now + this.lifetimes.accessMs;
+    const refreshExpires = now + this.lifetimes.refreshMs;
+    const accessRecord: AccessRecord = Object.freeze(fam === undefined ? { principal, refresh, accessExpires } : { principal, refresh, fam, accessExpires });
+    const refreshRecord: RefreshRecord = Object.freeze(fam === undefined ? { principal, access, refreshExpires } : { principal, access, fam, refreshExpires });
+    const writes: CacheWrite[] = replacing ? [{ kind: 'delete', ns: 'session', key: replacing.access }, ...this.unindex(principal.id, fam, replacing.refresh)] : [];
+    writes.push(
+      { kind: 'set', ns: 'session', key: access, value: accessRecord, ttlMs: this.lifetimes.accessMs },
+      { kind: 'set', ns: 'session-refresh', key: refresh, value: refreshRecord, ttlMs: this.lifetimes.refreshMs },
+      { kind: 'add-member', ns: 'principal-sessions', key: principal.id, member: refresh, ttlMs: this.lifetimes.refreshMs },
+    );
+    if (fam !== undefined) writes.push({ kind: 'add-member', ns: 'family-sessions', key: fam, member: refresh, ttlMs: this.lifetimes.refreshMs });
+    await this.cache.write(writes);
+    return Object.freeze({ accessToken, refreshToken, accessExpiration: new Date(accessExpires), refreshExpiration: new Date(refreshExpires), principal });
+  }
+
+  /** The live access record of a session access token. */
+  async findAccess(accessToken: string): Promise<AccessRecord | undefined> {
+    const record = await this.cache.get<AccessRecord>('session', sessionKey(accessToken));
+    if (record) frozenPrincipal(record.principal);
+    return record;
+  }
+
+  /** Consumes a refresh token and replaces its pair; undefined when unknown, expired or already used. */
+  async rotate(refreshToken: string): Promise<{ session: UpgradeResult; replacedAccessToken: string } | undefined> {
+    const refresh = sessionKey(refreshToken);
+    const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
+    if (!record) return undefined;
+    const session = await this.create(frozenPrincipal(record.principal), record.fam, { access: record.access, refresh });
+    return { session, replacedAccessToken: sessionTokenOf(record.access) };
+  }
+
+  /** Deletes the pair of an access token; answers the revoked access tokens (none when unknown). */
+  async revokeByAccess(accessToken: string): Promise<string[]> {
+    const record = await this.cache.take<AccessRecord>('session', sessionKey(accessToken));
+    if (!record) return [];
+    await this.cache.write([{ kind: 'delete', ns: 'session-refresh', key: record.refresh }, ...this.unindex(record.principal.id, record.fam, record.refresh)]);
+    return [accessToken];
+  }
+
+  /** Deletes the pair of a refresh token; answers the revoked access tokens (none when unknown). */
+  async revokeByRefresh(refreshToken: string): Promise<string[]> {
+    const refresh = sessionKey(refreshToken);
+    const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
+    if (!record) return [];
+    await this.cache.write([{ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refresh)]);
+    return [sessionTokenOf(record.access)];
+  }
+
+  /** Deletes every pair listed in an index (all of a principal, or all of a login family). */
+  async revokeIndexed(index: Index, id: string): Promise<string[]> {
+    const refreshKeys = await this.cache.takeMembers(index, id);
+    if (refreshKeys.length === 0) return [];
+    const records = await Promise.all(refreshKeys.map((key) => this.cache.take<RefreshRecord>('session-refresh', key)));
+    const writes: CacheWrite[] = [];
+    const revoked: string[] = [];
+    records.forEach((record, i) => {
+      if (!record) return;
+      writes.push({ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refreshKeys[i] as string));
+      revoked.push(sessionTokenOf(record.access));
+    });
+    if (writes.length > 0) await this.cache.write(writes);
+    return revoked;
+  }
+
+  private unindex(principalId: string, fam: string | undefined, refresh: string): CacheWrite[] {
+    const writes: CacheWrite[] = [{ kind: 'remove-member', ns: 'principal-sessions', key: principalId, member: refresh }];
+    if (fam !== undefined) writes.push({ kind: 'remove-member', ns: 'family-sessions', key: fam, member: refresh });
+    return writes;
+  }
+}

@@ -1,0 +1,82 @@
+import 'reflect-metadata';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import type { AuthContext } from '../contracts/auth-context.js';
+import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import { JwtAuth } from './jwt-auth.js';
+
+let fx: ShieldFixture;
+let auth: JwtAuth;
+
+const ctx = (credential: string | undefined, memo?: Map<unknown, unknown>): AuthContext => ({
+  transport: 'ws',
+  credential,
+  clientId: 'c1',
+  remoteAddress: '127.0.0.1',
+  memo,
+});
+
+beforeEach(async () => {
+  fx = await createShieldFixture();
+  auth = fx.container.resolve(JwtAuth);
+});
+
+afterEach(async () => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+  await fx.close();
+});
+
+describe('JwtAuth', () => {
+  it('accepts a valid JWT access token and answers its principal', async () => {
+    const result = await auth.authenticate(ctx(fx.jwt('player-1', { role: 'admin', name: 'Ann' })));
+    expect(result).toMatchObject({ ok: true, principal: { id: 'player-1', roles: ['admin'], via: 'jwt' } });
+  });
+
+  it('refuses a missing credential, a session token, a refresh token and garbage as unauthorized', async () => {
+    const session = await fx.session('player-1');
+    const refresh = fx.issuer.issueLoginPair('player-1').refreshToken;
+    for (const credential of [undefined, '', session, refresh, 'not-a-token', 'a.b.']) {
+      expect(await auth.authenticate(ctx(credential))).toMatchObject({ ok: false, code: 'unauthorized' });
+    }
+  });
+
+  it('refuses a JWT that was upgraded to a session', async () => {
+    const jwt = fx.jwt('player-1');
+    expect((await auth.authenticate(ctx(jwt))).ok).toBe(true);
+    await fx.sessions.upgrade(jwt);
+    expect(await auth.authenticate(ctx(jwt))).toMatchObject({ ok: false, code: 'unauthorized' });
+  });
+
+  it('refuses a revoked JWT even while its signature check is kept on the connection', async () => {
+    const memo = new Map();
+    const jwt = fx.jwt('player-1');
+    expect((await auth.authenticate(ctx(jwt, memo))).ok).toBe(true);
+    await fx.sessions.revoke(jwt);
+    expect(await auth.authenticate(ctx(jwt, memo))).toMatchObject({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
+  });
+
+  it('checks the signature once per connection and expiry on every request', async () => {
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), toFake: ['Date'] });
+    const validate = vi.spyOn(JwtTokenValidator.prototype, 'validate');
+    const memo = new Map();
+    const jwt = fx.jwt('player-1');
+    const first = await auth.authenticate(ctx(jwt, memo));
+    expect(await auth.authenticate(ctx(jwt, memo))).toBe(first);
+    expect(validate).toHaveBeenCalledTimes(1);
+    vi.setSystemTime(new Date('2030-01-01T00:16:00Z'));
+    expect(await auth.authenticate(ctx(jwt, memo))).toMatchObject({ ok: false, code: 'unauthorized', message: 'token refused: expired' });
+  });
+
+  it('answers unavailable when the invalidation store is down', async () => {
+    vi.spyOn(fx.sessions, 'isJwtInvalidated').mockRejectedValue(new PortcullisError('unavailable', 'store down'));
+    expect(await auth.authenticate(ctx(fx.jwt('player-1')))).toMatchObject({ ok: false, code: 'unavailable' });
+  });
+
+  it('answers the claims with verify(), for the connection registry', async () => {
+    const pair = fx.issuer.issueLoginPair('player-1');
+    const verified = await auth.verify(pair.accessToken);
+    expect(verified).toMatchObject({ ok: true, claims: { sub: 'player-1', jti: pair.accessJti } });
+  });
+});

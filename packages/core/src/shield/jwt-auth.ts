@@ -1,0 +1,100 @@
+import { injectable } from 'tsyringe';
+import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
+import type { Principal } from '../contracts/principal.js';
+import type { ShieldAuth } from '../contracts/shield-auth.js';
+import type { JwtClaims } from '../contracts/tokens.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
+import { TokenSessionSync } from '../session/token-session-sync.js';
+import { isJwtShape } from './credential-kind.js';
+
+type Refusal = Extract<ShieldResult, { ok: false }>;
+
+/** A verified, not invalidated JWT access token: its claims and the shield result for it. */
+export interface VerifiedJwt {
+  readonly ok: true;
+  readonly credential: string;
+  readonly claims: JwtClaims;
+  readonly result: { readonly ok: true; readonly principal: Principal };
+  /** Until when (epoch ms) the signature check may be skipped for this same credential. */
+  readonly validUntilMs: number;
+}
+
+const MEMO_KEY = Symbol('portcullis:jwt-auth');
+const refuse = (message: string): Refusal => Object.freeze({ ok: false, code: 'unauthorized', message });
+const MISSING = refuse('a JWT access token is required');
+const NOT_A_JWT = refuse('the credential is not a JWT access token');
+const REVOKED = refuse('token refused: revoked');
+const UNAVAILABLE: Refusal = Object.freeze({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+const refusals = new Map<string, Refusal>();
+
+/**
+ * The built-in JWT shield (`@JwtShield`): the credential must be a JWT access
+ * token that `JwtTokenValidator` accepts (HS256, expiry, issuer, audience, type
+ * `access`) and that no upgrade, logout or family revocation invalidated. A session
+ * token is refused. On a connection (`ctx.memo`) the signature check of the same
+ * token is done once until its `exp`; expiry and invalidation are checked on every
+ * request.
+ *
+ * @example
+ * ```ts
+ * const auth = container.resolve(JwtAuth);
+ * const result = await auth.authenticate({ transport: 'http', credential: jwt, clientId: 'r1', remoteAddress: undefined });
+ * ```
+ */
+@injectable()
+export class JwtAuth implements ShieldAuth {
+  constructor(
+    private readonly validator: JwtTokenValidator,
+    private readonly sessions: TokenSessionSync,
+  ) {}
+
+  async authenticate(ctx: AuthContext): Promise<ShieldResult> {
+    const verified = await this.verify(ctx.credential, ctx.memo);
+    return verified.ok ? verified.result : verified;
+  }
+
+  /**
+   * Verifies a JWT access token and answers its claims too (the connection
+   * registry needs the `jti`). Never throws for a bad token.
+   *
+   * @throws only for an unexpected store error other than `unavailable`.
+   */
+  async verify(credential: string | undefined, memo?: Map<unknown, unknown>): Promise<VerifiedJwt | Refusal> {
+    if (credential === undefined || credential.length === 0) return MISSING;
+    let verified = memo?.get(MEMO_KEY) as VerifiedJwt | undefined;
+    if (verified === undefined || verified.credential !== credential || Date.now() >= verified.validUntilMs) {
+      const checked = this.check(credential);
+      if (!checked.ok) {
+        memo?.delete(MEMO_KEY);
+        return checked;
+      }
+      verified = checked;
+      memo?.set(MEMO_KEY, verified);
+    }
+    try {
+      if (await this.sessions.isJwtInvalidated(verified.claims)) {
+        memo?.delete(MEMO_KEY);
+        return REVOKED;
+      }
+    } catch (error) {
+      if (error instanceof PortcullisError && error.code === 'unavailable') return UNAVAILABLE;
+      throw error;
+    }
+    return verified;
+  }
+
+  private check(credential: string): VerifiedJwt | Refusal {
+    if (!isJwtShape(credential)) return NOT_A_JWT;
+    const validation = this.validator.validate(credential, 'access');
+    if (!validation.ok) return refusalFor(validation.reason);
+    const { claims, principal } = validation;
+    return { ok: true, credential, claims, result: Object.freeze({ ok: true, principal }), validUntilMs: claims.exp * 1000 };
+  }
+}
+
+function refusalFor(reason: string): Refusal {
+  let refusal = refusals.get(reason);
+  if (!refusal) refusals.set(reason, (refusal = refuse(`token refused: ${reason}`)));
+  return refusal;
+}

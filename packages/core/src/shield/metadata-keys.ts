@@ -1,0 +1,19 @@
+/**
+ * The reflect-metadata keys every portcullis decorator writes under. Decorators
+ * only record; {@link readShieldPlan} and `readPortalPlan` are the only readers.
+ */
+
+/** On a class (constructor) or a method (prototype + key): the one `ShieldAuth` class. */
+export const SHIELD_METADATA = Symbol.for('portcullis:shield');
+
+/** On a class or a method: the `@Authorize` requirements declared there, in order. */
+export const AUTHORIZE_METADATA = Symbol.for('portcullis:authorize');
+
+/** On a class (constructor): the portal path. */
+export const PORTAL_METADATA = Symbol.for('portcullis:portal');
+
+/** On a method (prototype + key): the gate name. */
+export const GATE_METADATA = Symbol.for('portcullis:gate');
+
+/** On a prototype (own only): the keys of the methods that prototype declared as gates. */
+export const GATE_METHODS_METADATA = Symbol.for('portcullis:gate-methods');

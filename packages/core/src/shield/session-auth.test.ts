@@ -1,0 +1,66 @@
+import 'reflect-metadata';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import type { AuthContext } from '../contracts/auth-context.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import { SessionAuth } from './session-auth.js';
+
+let fx: ShieldFixture;
+let auth: SessionAuth;
+
+const ctx = (credential: string | undefined, memo?: Map<unknown, unknown>): AuthContext => ({
+  transport: 'tcp',
+  credential,
+  clientId: 'c1',
+  remoteAddress: '127.0.0.1',
+  memo,
+});
+
+beforeEach(async () => {
+  fx = await createShieldFixture();
+  auth = fx.container.resolve(SessionAuth);
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await fx.close();
+});
+
+describe('SessionAuth', () => {
+  it('accepts a live session token and answers the principal stored at upgrade', async () => {
+    const token = await fx.session('player-7', { role: 'player' });
+    expect(await auth.authenticate(ctx(token))).toMatchObject({ ok: true, principal: { id: 'player-7', roles: ['player'], via: 'session' } });
+  });
+
+  it('refuses a missing credential, a JWT, an unknown session token and garbage as unauthorized', async () => {
+    const unknown = '3b241101-e2bb-4255-8caf-4136c566a962;session';
+    for (const credential of [undefined, '', fx.jwt('player-7'), unknown, 'x;session']) {
+      expect(await auth.authenticate(ctx(credential))).toMatchObject({ ok: false, code: 'unauthorized' });
+    }
+  });
+
+  it('refuses a revoked session at its next check, also when kept on the connection', async () => {
+    const memo = new Map();
+    const token = await fx.session('player-7');
+    expect((await auth.authenticate(ctx(token, memo))).ok).toBe(true);
+    await fx.sessions.revoke(token);
+    expect(await auth.authenticate(ctx(token, memo))).toMatchObject({ ok: false, code: 'unauthorized' });
+  });
+
+  it('answers the same result object for repeated messages on a connection, without a store read', async () => {
+    const memo = new Map();
+    const token = await fx.session('player-7');
+    const first = await auth.authenticate(ctx(token, memo));
+    const validate = vi.spyOn(fx.sessions, 'validate');
+    expect(await auth.authenticate(ctx(token, memo))).toBe(first);
+    expect(await auth.authenticate(ctx(token, memo))).toBe(first);
+    expect(validate).not.toHaveBeenCalled();
+  });
+
+  it('answers unavailable when the session store is down', async () => {
+    const token = await fx.session('player-7');
+    vi.spyOn(fx.sessions, 'peek').mockReturnValue(undefined);
+    vi.spyOn(fx.sessions, 'validate').mockRejectedValue(new PortcullisError('unavailable', 'store down'));
+    expect(await auth.authenticate(ctx(token))).toMatchObject({ ok: false, code: 'unavailable' });
+  });
+});

@@ -1,0 +1,70 @@
+import { injectable } from 'tsyringe';
+import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
+import type { Principal } from '../contracts/principal.js';
+import type { ShieldAuth } from '../contracts/shield-auth.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import { TokenSessionSync } from '../session/token-session-sync.js';
+import { isSessionTokenShape } from './credential-kind.js';
+
+type Refusal = Extract<ShieldResult, { ok: false }>;
+
+interface SessionMemo {
+  readonly credential: string;
+  readonly result: { readonly ok: true; readonly principal: Principal };
+}
+
+const MEMO_KEY = Symbol('portcullis:session-auth');
+const refuse = (message: string): Refusal => Object.freeze({ ok: false, code: 'unauthorized', message });
+const MISSING = refuse('a session token is required');
+const NOT_A_SESSION = refuse('the credential is not a session token');
+const INVALID = refuse('the session token is unknown, expired or revoked');
+const UNAVAILABLE: Refusal = Object.freeze({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+
+/**
+ * The built-in session shield (`@SessionShield`): the credential must be a live
+ * session token (`<uuid v4>;session`); a JWT is refused. Every request asks the
+ * session near cache (`peek`: a map lookup and a clock read, bounded by
+ * `session:near-cache-seconds` and the token's expiry, dropped on revocation
+ * events) and, on a miss, the store (`validate`). So a revoked or expired session
+ * stops working at its next message.
+ *
+ * On a connection (`ctx.memo`) the answer object is kept, so a message whose
+ * session is still in the near cache allocates nothing; the connection registry
+ * clears it when the session is revoked.
+ *
+ * @example
+ * ```ts
+ * @Portal('/game')
+ * @Shield(SessionAuth) // same as @SessionShield
+ * class GamePortal { ... }
+ * ```
+ */
+@injectable()
+export class SessionAuth implements ShieldAuth {
+  constructor(private readonly sessions: TokenSessionSync) {}
+
+  async authenticate(ctx: AuthContext): Promise<ShieldResult> {
+    const { credential, memo } = ctx;
+    if (credential === undefined || credential.length === 0) return MISSING;
+    const kept = memo?.get(MEMO_KEY) as SessionMemo | undefined;
+    const sameCredential = kept !== undefined && kept.credential === credential;
+    if (!sameCredential && !isSessionTokenShape(credential)) return NOT_A_SESSION;
+    let principal = this.sessions.peek(credential);
+    if (principal === undefined) {
+      try {
+        principal = await this.sessions.validate(credential);
+      } catch (error) {
+        if (error instanceof PortcullisError && error.code === 'unavailable') return UNAVAILABLE;
+        throw error;
+      }
+    }
+    if (principal === undefined) {
+      memo?.delete(MEMO_KEY);
+      return INVALID;
+    }
+    if (sameCredential && kept.result.principal === principal) return kept.result;
+    const result = Object.freeze({ ok: true, principal } as const);
+    memo?.set(MEMO_KEY, { credential, result });
+    return result;
+  }
+}

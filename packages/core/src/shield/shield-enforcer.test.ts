@@ -1,0 +1,161 @@
+import 'reflect-metadata';
+import { inject, injectable } from 'tsyringe';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
+import type { ShieldAuth } from '../contracts/shield-auth.js';
+import { Authorize } from './authorize.decorator.js';
+import { JwtShield } from './jwt-shield.decorator.js';
+import { SessionShield } from './session-shield.decorator.js';
+import { ShieldEnforcer } from './shield-enforcer.js';
+import { readShieldPlan } from './shield-plan-reader.js';
+import { Shield } from './shield.decorator.js';
+
+const API_KEYS = Symbol('api-keys');
+
+interface ApiKeyDirectory {
+  owner(key: string): string | undefined;
+}
+
+@injectable()
+class ApiKeyAuth implements ShieldAuth {
+  static instances = 0;
+  constructor(@inject(API_KEYS) private readonly keys: ApiKeyDirectory) {
+    ApiKeyAuth.instances++;
+  }
+
+  authenticate(ctx: AuthContext): ShieldResult {
+    if (ctx.credential === 'banned-key') return { ok: false, code: 'forbidden', message: 'this key is suspended' };
+    const owner = ctx.credential === undefined ? undefined : this.keys.owner(ctx.credential);
+    return owner ? { ok: true, principal: { id: owner, name: undefined, roles: ['bot'], claims: {}, via: 'custom' } } : { ok: false, code: 'unauthorized' };
+  }
+}
+
+class ExplodingAuth implements ShieldAuth {
+  authenticate(): ShieldResult {
+    throw new Error('connect ECONNREFUSED redis://:hunter2@10.0.0.9:6379');
+  }
+}
+
+class SloppyAuth implements ShieldAuth {
+  authenticate(): ShieldResult {
+    return { ok: true } as never;
+  }
+}
+
+@injectable()
+class NeedsUnregisteredToken implements ShieldAuth {
+  constructor(@inject(Symbol('nowhere')) readonly missing: unknown) {}
+  authenticate(): ShieldResult {
+    return { ok: false, code: 'unauthorized' };
+  }
+}
+
+class Api {
+  open(): void {}
+  @JwtShield jwt(): void {}
+  @SessionShield session(): void {}
+  @Authorize({ roles: ['admin'] }) admin(): void {}
+  @Authorize() anyone(): void {}
+  @Shield(ApiKeyAuth) bots(): void {}
+  @Shield(ApiKeyAuth) @Authorize({ roles: ['admin'] }) adminBots(): void {}
+  @Shield(ExplodingAuth) exploding(): void {}
+  @Shield(SloppyAuth) sloppy(): void {}
+  @Shield(NeedsUnregisteredToken) broken(): void {}
+}
+
+@Authorize({ roles: ['moderator', 'admin'] })
+class Moderation {
+  @Authorize({ roles: ['verified'] }) ban(): void {}
+}
+
+let fx: ShieldFixture;
+let enforcer: ShieldEnforcer;
+const ctx = (credential?: string): AuthContext => ({ transport: 'http', credential, clientId: 'r1', remoteAddress: '127.0.0.1' });
+const plan = (method: keyof Api) => readShieldPlan(Api, method);
+
+beforeEach(async () => {
+  fx = await createShieldFixture();
+  fx.container.register(API_KEYS, { useValue: { owner: (key: string) => (key === 'bot-key' ? 'bot-1' : undefined) } });
+  enforcer = fx.container.resolve(ShieldEnforcer);
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await fx.close();
+});
+
+describe('ShieldEnforcer', () => {
+  it('lets anyone through an open plan, with no principal', async () => {
+    expect(await enforcer.enforce(plan('open'), ctx())).toEqual({ ok: true, principal: undefined });
+  });
+
+  it('enforces JwtAuth and SessionAuth, each refusing the other credential kind', async () => {
+    const jwt = fx.jwt('p1');
+    const session = await fx.session('p2');
+    expect(await enforcer.enforce(plan('jwt'), ctx(jwt))).toMatchObject({ ok: true, principal: { id: 'p1', via: 'jwt' } });
+    expect(await enforcer.enforce(plan('jwt'), ctx(session))).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(await enforcer.enforce(plan('session'), ctx(session))).toMatchObject({ ok: true, principal: { id: 'p2', via: 'session' } });
+    expect(await enforcer.enforce(plan('session'), ctx(fx.jwt('p1')))).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(await enforcer.enforce(plan('session'), ctx())).toMatchObject({ ok: false, code: 'unauthorized' });
+  });
+
+  it('authenticates @Authorize without a shield with a JWT and checks roles', async () => {
+    expect(await enforcer.enforce(plan('anyone'), ctx(fx.jwt('p1')))).toMatchObject({ ok: true, principal: { id: 'p1' } });
+    expect(await enforcer.enforce(plan('anyone'), ctx())).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(await enforcer.enforce(plan('admin'), ctx(fx.jwt('p1', { role: 'admin' })))).toMatchObject({ ok: true });
+    expect(await enforcer.enforce(plan('admin'), ctx(fx.jwt('p1', { roles: ['player'] })))).toEqual({
+      ok: false,
+      code: 'forbidden',
+      message: 'the principal is not allowed here',
+    });
+  });
+
+  it('requires one role of each applicable @Authorize', async () => {
+    const ban = readShieldPlan(Moderation, 'ban');
+    expect(await enforcer.enforce(ban, ctx(fx.jwt('m', { roles: ['moderator', 'verified'] })))).toMatchObject({ ok: true });
+    expect(await enforcer.enforce(ban, ctx(fx.jwt('m', { roles: ['admin', 'verified'] })))).toMatchObject({ ok: true });
+    expect(await enforcer.enforce(ban, ctx(fx.jwt('m', { roles: ['moderator'] })))).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(await enforcer.enforce(ban, ctx(fx.jwt('m', { roles: ['verified'] })))).toMatchObject({ ok: false, code: 'forbidden' });
+  });
+
+  it('resolves a custom shield through the container with its injected service, once', async () => {
+    const before = ApiKeyAuth.instances;
+    expect(await enforcer.enforce(plan('bots'), ctx('bot-key'))).toMatchObject({ ok: true, principal: { id: 'bot-1', via: 'custom' } });
+    expect(await enforcer.enforce(plan('bots'), ctx('other-key'))).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(await enforcer.enforce(plan('bots'), ctx('banned-key'))).toEqual({ ok: false, code: 'forbidden', message: 'this key is suspended' });
+    expect(await enforcer.enforce(plan('adminBots'), ctx('bot-key'))).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(ApiKeyAuth.instances - before).toBe(1);
+  });
+
+  it('fails closed with unavailable when a shield throws, logging no detail of the error', async () => {
+    const verdict = await enforcer.enforce(plan('exploding'), ctx('anything'));
+    expect(verdict).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+    expect(fx.logs.some((line) => line.level === 'error' && line.fields?.shield === 'ExplodingAuth')).toBe(true);
+    expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
+  });
+
+  it('fails closed when a shield answers something that is not a ShieldResult', async () => {
+    expect(await enforcer.enforce(plan('sloppy'), ctx('x'))).toMatchObject({ ok: false, code: 'unavailable' });
+  });
+
+  it('answers unavailable when the session store is down', async () => {
+    const session = await fx.session('p2');
+    vi.spyOn(fx.sessions, 'peek').mockReturnValue(undefined);
+    vi.spyOn(fx.sessions, 'validate').mockRejectedValue(Object.assign(new Error('down'), { code: 'ECONNREFUSED' }));
+    expect(await enforcer.enforce(plan('session'), ctx(session))).toMatchObject({ ok: false, code: 'unavailable' });
+  });
+
+  it('reports a shield that cannot be resolved at prepare time', () => {
+    expect(() => enforcer.prepare(plan('broken'))).toThrow();
+    expect(() => enforcer.prepare(plan('jwt'))).not.toThrow();
+  });
+
+  it('answers the memoized result object itself on a connection (no per-message allocation)', async () => {
+    const memo = new Map();
+    const session = await fx.session('p2');
+    const connection: AuthContext = { transport: 'ws', credential: session, clientId: 'c', remoteAddress: undefined, memo };
+    const first = await enforcer.enforce(plan('session'), connection);
+    expect(await enforcer.enforce(plan('session'), connection)).toBe(first);
+  });
+});

@@ -1,0 +1,115 @@
+import { inject, injectable, type DependencyContainer } from 'tsyringe';
+import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
+import type { Principal } from '../contracts/principal.js';
+import type { ShieldAuth } from '../contracts/shield-auth.js';
+import { LOGGER_FACTORY } from '../di/tokens.js';
+import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
+import { PORTCULLIS_CONTAINER } from './container-token.js';
+import type { ShieldPlan } from './shield-plan-reader.js';
+import type { ShieldClass } from './shield.decorator.js';
+
+/** A refusal's code: no or bad credential, not enough rights, or a backing store is down. */
+export type RefusalCode = 'unauthorized' | 'forbidden' | 'unavailable';
+
+/** The enforcer's verdict; `principal` is undefined for an open gate or route. */
+export type EnforceResult =
+  | { readonly ok: true; readonly principal: Principal | undefined }
+  | { readonly ok: false; readonly code: RefusalCode; readonly message: string };
+
+const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
+
+/** The fixed refusals; their messages are safe to send to any client. */
+export const REFUSALS: Readonly<Record<RefusalCode, EnforceResult & { ok: false }>> = Object.freeze({
+  unauthorized: Object.freeze({ ok: false, code: 'unauthorized', message: 'a valid credential is required' }),
+  forbidden: Object.freeze({ ok: false, code: 'forbidden', message: 'the principal is not allowed here' }),
+  unavailable: Object.freeze({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' }),
+});
+
+/**
+ * The one place that decides whether a request may pass a {@link ShieldPlan}.
+ * Transport-neutral: HTTP and real-time adapters build an `AuthContext` and map
+ * the verdict to their own output. Shield classes are resolved through the
+ * container once and reused. Fails closed: a shield that throws, or answers
+ * something that is not a `ShieldResult`, gives `unavailable` without detail.
+ *
+ * @example
+ * ```ts
+ * const enforcer = new ShieldEnforcer(container);
+ * const verdict = await enforcer.enforce(readShieldPlan(GamePortal, 'move'), ctx);
+ * if (!verdict.ok) return reply(verdict.code);
+ * ```
+ */
+@injectable()
+export class ShieldEnforcer {
+  private readonly shields = new Map<ShieldClass, ShieldAuth>();
+  private readonly log: Logger;
+
+  constructor(
+    @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
+    @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
+  ) {
+    this.log = loggers.create('portcullis:shield');
+  }
+
+  /**
+   * Resolves the plan's shield now, so a shield whose dependencies are missing
+   * fails at start-up instead of on the first request.
+   *
+   * @throws the container's resolution error.
+   */
+  prepare(plan: ShieldPlan): void {
+    if (plan.shield) this.shieldFor(plan.shield);
+  }
+
+  /** Runs the plan's shield and role checks for one request. Never throws. */
+  async enforce(plan: ShieldPlan, ctx: AuthContext): Promise<EnforceResult> {
+    const shieldClass = plan.shield;
+    if (shieldClass === undefined) return OPEN;
+    let result: ShieldResult;
+    try {
+      result = await this.shieldFor(shieldClass).authenticate(ctx);
+    } catch (error) {
+      this.logFailure(shieldClass, error);
+      return REFUSALS.unavailable;
+    }
+    if (result?.ok === true) {
+      if (typeof result.principal?.id !== 'string') return this.malformed(shieldClass);
+      return hasRoles(result.principal, plan.roleSets) ? result : REFUSALS.forbidden;
+    }
+    if (result?.ok !== false || !Object.hasOwn(REFUSALS, result.code)) return this.malformed(shieldClass);
+    return typeof result.message === 'string' && result.message.length > 0
+      ? { ok: false, code: result.code, message: result.message }
+      : REFUSALS[result.code];
+  }
+
+  private shieldFor(shieldClass: ShieldClass): ShieldAuth {
+    let shield = this.shields.get(shieldClass);
+    if (!shield) {
+      shield = this.container.resolve(shieldClass);
+      this.shields.set(shieldClass, shield);
+    }
+    return shield;
+  }
+
+  private malformed(shieldClass: ShieldClass): EnforceResult {
+    this.log.error('shield answered something that is not a ShieldResult; refusing', { shield: shieldClass.name });
+    return REFUSALS.unavailable;
+  }
+
+  private logFailure(shieldClass: ShieldClass, error: unknown): void {
+    const fields: Record<string, unknown> = { shield: shieldClass.name, error: (error as Error | undefined)?.name ?? typeof error };
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string') fields.code = code;
+    this.log.error('shield failed; refusing with unavailable', fields);
+  }
+}
+
+function hasRoles(principal: Principal, roleSets: readonly (readonly string[])[]): boolean {
+  for (let i = 0; i < roleSets.length; i++) {
+    const anyOf = roleSets[i]!;
+    let held = false;
+    for (let j = 0; j < anyOf.length && !held; j++) held = principal.roles?.includes(anyOf[j]!) === true;
+    if (!held) return false;
+  }
+  return true;
+}

@@ -1,0 +1,90 @@
+/**
+ * The cache abstraction sessions and lockout counters sit on. Two providers implement it:
+ * in-memory (one process) and Redis (a fleet). Plain reads and writes with a TTL go through
+ * keyv; the operations that need one winner are atomic in both providers.
+ */
+import { PortcullisError } from '../errors/portcullis-error.js';
+import type { RevocationBus } from './revocation-bus.js';
+
+/**
+ * The namespaces portcullis keeps apart in the cache. Each is a separate keyv namespace
+ * (Redis keys `<prefix>:<namespace>::<key>`).
+ */
+export type CacheNamespace =
+  /** session access token → session record */
+  | 'session'
+  /** session refresh token → refresh record */
+  | 'session-refresh'
+  /** jti of an upgraded, rotated or logged-out JWT → marker until the JWT expires */
+  | 'used-jwt'
+  /** login family id → marker: every JWT of that family is refused */
+  | 'revoked-family'
+  /** principal id → epoch seconds: JWTs issued at or before it are refused */
+  | 'principal-cutoff'
+  /** principal id → set of session refresh tokens (the per-principal index) */
+  | 'principal-sessions'
+  /** login family id → set of session refresh tokens upgraded from that login */
+  | 'family-sessions'
+  /** account key → failure count in the current window */
+  | 'lockout-failures'
+  /** account key → marker while the account is locked */
+  | 'lockout-lock';
+
+/** One write of an atomic {@link CacheStore.write} batch. */
+export type CacheWrite =
+  | { readonly kind: 'set'; readonly ns: CacheNamespace; readonly key: string; readonly value: unknown; readonly ttlMs: number }
+  | { readonly kind: 'delete'; readonly ns: CacheNamespace; readonly key: string }
+  /** Adds a member to a set and (re)sets the whole set's TTL to at least `ttlMs`. */
+  | { readonly kind: 'add-member'; readonly ns: CacheNamespace; readonly key: string; readonly member: string; readonly ttlMs: number }
+  | { readonly kind: 'remove-member'; readonly ns: CacheNamespace; readonly key: string; readonly member: string };
+
+/** A reference to one entry, for {@link CacheStore.getMany}. */
+export type CacheRef = readonly [ns: CacheNamespace, key: string];
+
+/**
+ * Namespaced key-value store with TTLs, atomic one-winner operations and the revocation
+ * bus. Values are JSON-compatible and must be treated as immutable once stored.
+ * Every method rejects with `PortcullisError('unavailable')` when the backing store
+ * cannot be reached; none waits for a reconnect.
+ *
+ * @example
+ * ```ts
+ * const won = await cache.setIfAbsent('used-jwt', claims.jti, true, ttlMs);
+ * if (!won) throw new TokenError('revoked');
+ * ```
+ */
+export interface CacheStore {
+  readonly provider: 'inmemory' | 'redis';
+  /** Fleet-wide (Redis) or in-process (memory) revocation events. */
+  readonly revocations: RevocationBus;
+  get<T>(ns: CacheNamespace, key: string): Promise<T | undefined>;
+  /** Reads several entries of any namespaces in one round trip. */
+  getMany(refs: readonly CacheRef[]): Promise<unknown[]>;
+  set(ns: CacheNamespace, key: string, value: unknown, ttlMs: number): Promise<void>;
+  delete(ns: CacheNamespace, key: string): Promise<boolean>;
+  /** Stores the value only if the key is absent; true for the one caller that stored it. */
+  setIfAbsent(ns: CacheNamespace, key: string, value: unknown, ttlMs: number): Promise<boolean>;
+  /** Reads and deletes in one step; only one concurrent caller gets the value. */
+  take<T>(ns: CacheNamespace, key: string): Promise<T | undefined>;
+  /** Applies every write or none (a Redis MULTI; one synchronous step in memory). */
+  write(writes: readonly CacheWrite[]): Promise<void>;
+  /** Reads and deletes a set in one step. */
+  takeMembers(ns: CacheNamespace, key: string): Promise<string[]>;
+  /** Atomically adds one to a counter that starts a `windowMs` TTL when created; answers the new count. */
+  increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number>;
+  /** Milliseconds until the entry expires; 0 when it is absent. */
+  remainingMs(ns: CacheNamespace, key: string): Promise<number>;
+  /** Resolves once the store can serve requests (at once in memory), or rejects with `unavailable` after `timeoutMs`. */
+  ready(timeoutMs?: number): Promise<void>;
+  /** Releases connections and timers. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The error every store operation fails with when the backing store is unreachable.
+ * The cause is kept for logs; the message never names a key.
+ */
+export function storeUnavailable(cause?: unknown): PortcullisError {
+  if (cause instanceof PortcullisError && cause.code === 'unavailable') return cause;
+  return new PortcullisError('unavailable', 'session store unavailable', { cause });
+}

@@ -1,0 +1,155 @@
+/**
+ * The Redis provider (`svc:persistence:cache:provider = redis`), shared by a fleet.
+ * keyv with `@keyv/redis` serves plain get/set/delete with a TTL. Operations that need one
+ * winner or several keys at once bypass keyv, which has no such primitives, and use the
+ * same client directly: `SET NX PX`, `GETDEL`, `MGET`, `MULTI`. Values keep keyv's envelope
+ * either way (see cache-entry.ts). Every operation fails fast with `unavailable` while
+ * Redis is unreachable and the client reconnects by itself.
+ */
+import KeyvRedis from '@keyv/redis';
+import { Keyv } from 'keyv';
+import type { Logger } from '../logging/logger.js';
+import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './cache-entry.js';
+import type { CacheNamespace, CacheRef, CacheStore, CacheWrite } from './cache-store.js';
+import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from './redis-connection.js';
+import { RedisRevocationBus } from './redis-revocation-bus.js';
+
+/** Options of {@link RedisCacheStore}. */
+export interface RedisCacheStoreOptions {
+  /** `svc:persistence:cache:url`, e.g. `redis://127.0.0.1:6379`. */
+  readonly url: string;
+  /** Prefix of every key and of the revocation channel; separates apps sharing one Redis. Default `portcullis`. */
+  readonly keyPrefix?: string;
+  /** An operation taking longer fails with `unavailable`. Default 1000 ms. */
+  readonly operationTimeoutMs?: number;
+}
+
+/**
+ * Redis {@link CacheStore}. Keys are `<prefix>:<namespace>:<key>`.
+ *
+ * @example
+ * ```ts
+ * const cache = new RedisCacheStore({ url: config.persistence.cache.url }, logger);
+ * await cache.ready();
+ * ```
+ */
+export class RedisCacheStore implements CacheStore {
+  readonly provider = 'redis' as const;
+  readonly revocations: RedisRevocationBus;
+  /** The command connection (also used by keyv). */
+  readonly client: RedisClient;
+  private readonly keyv: Keyv;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+  private closed = false;
+
+  constructor(options: RedisCacheStoreOptions, logger: Logger) {
+    this.prefix = options.keyPrefix ?? 'portcullis';
+    this.timeoutMs = options.operationTimeoutMs ?? 1000;
+    this.client = openRedisClient(options.url, logger, 'commands');
+    const adapter = new KeyvRedis<string>(this.client, { throwOnConnectError: true, throwOnErrors: true });
+    adapter.on('error', () => {}); // reported once per outage by the connection's own listener
+    this.keyv = new Keyv(adapter, { useKeyPrefix: false, serialize: serializeEntry, deserialize: deserializeEntry, throwOnErrors: true });
+    this.keyv.namespace = undefined; // keys are namespaced here; see fullKey
+    this.keyv.on('error', () => {});
+    this.revocations = new RedisRevocationBus(this.client, `${this.prefix}:revocations`, logger, this.timeoutMs);
+  }
+
+  get<T>(ns: CacheNamespace, key: string): Promise<T | undefined> {
+    return this.run(() => this.keyv.get<T>(this.fullKey(ns, key)));
+  }
+
+  getMany(refs: readonly CacheRef[]): Promise<unknown[]> {
+    return this.run(async () => {
+      const raw = await this.client.mGet(refs.map(([ns, key]) => this.fullKey(ns, key)));
+      const now = Date.now();
+      return raw.map((text) => decodeEntry(text, now));
+    });
+  }
+
+  set(ns: CacheNamespace, key: string, value: unknown, ttlMs: number): Promise<void> {
+    return this.run(async () => {
+      await this.keyv.set(this.fullKey(ns, key), value, ttlMs);
+    });
+  }
+
+  delete(ns: CacheNamespace, key: string): Promise<boolean> {
+    return this.run(() => this.keyv.delete(this.fullKey(ns, key)));
+  }
+
+  setIfAbsent(ns: CacheNamespace, key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    return this.run(async () => {
+      const ms = Math.max(1, Math.ceil(ttlMs));
+      const reply = await this.client.set(this.fullKey(ns, key), encodeEntry(value, ms), { expiration: { type: 'PX', value: ms }, condition: 'NX' });
+      return reply === 'OK';
+    });
+  }
+
+  take<T>(ns: CacheNamespace, key: string): Promise<T | undefined> {
+    return this.run(async () => decodeEntry<T>(await this.client.getDel(this.fullKey(ns, key))));
+  }
+
+  write(writes: readonly CacheWrite[]): Promise<void> {
+    return this.run(async () => {
+      const multi = this.client.multi();
+      for (const w of writes) {
+        const key = this.fullKey(w.ns, w.key);
+        if (w.kind === 'set') {
+          const ms = Math.max(1, Math.ceil(w.ttlMs));
+          multi.set(key, encodeEntry(w.value, ms), { expiration: { type: 'PX', value: ms } });
+        } else if (w.kind === 'delete') {
+          multi.unlink(key);
+        } else if (w.kind === 'add-member') {
+          const ms = Math.max(1, Math.ceil(w.ttlMs));
+          // NX gives a new set its TTL; GT only ever extends an existing one.
+          multi.sAdd(key, w.member).pExpire(key, ms, 'NX').pExpire(key, ms, 'GT');
+        } else {
+          multi.sRem(key, w.member);
+        }
+      }
+      await multi.exec();
+    });
+  }
+
+  takeMembers(ns: CacheNamespace, key: string): Promise<string[]> {
+    return this.run(async () => {
+      const full = this.fullKey(ns, key);
+      const [members] = await this.client.multi().sMembers(full).unlink(full).exec();
+      return Array.isArray(members) ? members.map(String) : [];
+    });
+  }
+
+  increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number> {
+    return this.run(async () => {
+      const full = this.fullKey(ns, key);
+      const ms = Math.max(1, Math.ceil(windowMs));
+      // Counters are raw integers (INCR needs them) and are never read through keyv.
+      const replies = await this.client.multi().set(full, '0', { expiration: { type: 'PX', value: ms }, condition: 'NX' }).incr(full).exec();
+      return Number(replies[1]);
+    });
+  }
+
+  remainingMs(ns: CacheNamespace, key: string): Promise<number> {
+    return this.run(async () => Math.max(0, Number(await this.client.pTTL(this.fullKey(ns, key)))));
+  }
+
+  async ready(timeoutMs = 2000): Promise<void> {
+    await waitUntilReady(this.client, timeoutMs);
+    await this.revocations.whenLive(timeoutMs);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.revocations.close();
+    await closeRedisClient(this.client);
+  }
+
+  private fullKey(ns: CacheNamespace, key: string): string {
+    return `${this.prefix}:${ns}:${key}`;
+  }
+
+  private run<T>(operation: () => Promise<T>): Promise<T> {
+    return guarded(this.client, this.timeoutMs, operation);
+  }
+}

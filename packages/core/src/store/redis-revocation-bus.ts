@@ -1,0 +1,130 @@
+/**
+ * Revocation events over Redis pub/sub. A subscribed connection can run no other command,
+ * so the bus keeps its own duplicate of the command connection. While that subscriber is
+ * down the bus is not `live` and near caches stay empty; when it drops or comes back the
+ * bus signals a gap so they are cleared, because events published meanwhile are lost.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RevocationEvent } from '../contracts/sessions.js';
+import type { Logger } from '../logging/logger.js';
+import { storeUnavailable } from './cache-store.js';
+import { closeRedisClient, guarded, openRedisClient, type RedisClient } from './redis-connection.js';
+import { LocalRevocationBus } from './revocation-bus.js';
+
+interface BusMessage {
+  /** The publishing bus, so it does not deliver its own events twice. */
+  readonly o: string;
+  readonly e: RevocationEvent;
+}
+
+const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+function readMessage(text: string): BusMessage | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionTokens?: unknown; jtis?: unknown; principalId?: unknown } };
+  if (typeof o !== 'string' || !e || !isStringArray(e.sessionTokens) || !isStringArray(e.jtis)) return undefined;
+  if (e.principalId !== undefined && typeof e.principalId !== 'string') return undefined;
+  const event: RevocationEvent = e.principalId === undefined
+    ? { sessionTokens: e.sessionTokens, jtis: e.jtis }
+    : { sessionTokens: e.sessionTokens, jtis: e.jtis, principalId: e.principalId };
+  return { o, e: Object.freeze(event) };
+}
+
+/**
+ * Fleet-wide {@link RevocationBus} on a Redis channel.
+ *
+ * @example
+ * ```ts
+ * const bus = new RedisRevocationBus(client, 'portcullis:revocations', logger, 1000);
+ * await bus.whenLive(2000);
+ * ```
+ */
+export class RedisRevocationBus extends LocalRevocationBus {
+  private readonly origin = randomUUID();
+  private readonly subscriber: RedisClient;
+  private subscribed = false;
+  private trusted = false;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    private readonly publisher: RedisClient,
+    private readonly channel: string,
+    logger: Logger,
+    private readonly timeoutMs: number,
+  ) {
+    super(logger);
+    this.subscriber = openRedisClient('', logger, 'revocation subscriber', publisher);
+    this.subscriber.on('ready', () => void this.onReady());
+    this.subscriber.on('error', () => this.onLost());
+    this.subscriber.on('end', () => this.onLost());
+  }
+
+  override get live(): boolean {
+    return this.trusted && this.subscriber.isReady;
+  }
+
+  override async publish(event: RevocationEvent): Promise<void> {
+    this.deliver(event);
+    const message: BusMessage = { o: this.origin, e: event };
+    try {
+      await guarded(this.publisher, this.timeoutMs, () => this.publisher.publish(this.channel, JSON.stringify(message)));
+    } catch {
+      // The revocation itself is stored; other servers drop their near caches when their own
+      // subscriber loses Redis, and otherwise within session:near-cache-seconds.
+      this.logger.warn('revocation stored but not broadcast to the fleet');
+    }
+  }
+
+  /** Resolves once the channel is subscribed; rejects with `unavailable` after `timeoutMs`. */
+  whenLive(timeoutMs: number): Promise<void> {
+    if (this.live) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(done);
+        reject(storeUnavailable(new Error(`revocation channel not subscribed within ${timeoutMs} ms`)));
+      }, timeoutMs);
+      this.waiters.add(done);
+    });
+  }
+
+  override async close(): Promise<void> {
+    this.trusted = false;
+    await closeRedisClient(this.subscriber);
+    await super.close();
+  }
+
+  private async onReady(): Promise<void> {
+    if (!this.subscribed) {
+      try {
+        await this.subscriber.subscribe(this.channel, (text) => this.receive(text));
+        this.subscribed = true;
+      } catch {
+        return; // tried again on the next 'ready'
+      }
+    }
+    this.trusted = true;
+    this.signalGap();
+    for (const waiter of [...this.waiters]) waiter();
+    this.waiters.clear();
+  }
+
+  private onLost(): void {
+    if (!this.trusted) return;
+    this.trusted = false;
+    this.signalGap();
+  }
+
+  private receive(text: string): void {
+    const message = readMessage(text);
+    if (message && message.o !== this.origin) this.deliver(message.e);
+  }
+}

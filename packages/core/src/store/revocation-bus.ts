@@ -1,0 +1,88 @@
+/**
+ * How revocations travel: in-process for the memory provider, over Redis pub/sub for a
+ * fleet. Near caches listen here to drop revoked sessions.
+ */
+import type { RevocationEvent } from '../contracts/sessions.js';
+import type { Logger } from '../logging/logger.js';
+
+/**
+ * Carries {@link RevocationEvent}s to every listener in this process and, with Redis, to
+ * every server sharing the cache.
+ *
+ * @example
+ * ```ts
+ * const off = cache.revocations.subscribe((e) => e.sessionTokens.forEach(closeSocketsWith));
+ * cache.revocations.onGap(() => nearCache.clear());
+ * ```
+ */
+export interface RevocationBus {
+  /** Delivers to local listeners synchronously, then to the fleet. Never rejects. */
+  publish(event: RevocationEvent): Promise<void>;
+  subscribe(listener: (event: RevocationEvent) => void): () => void;
+  /** Called when events may have been missed (the fleet channel dropped or came back). */
+  onGap(listener: () => void): () => void;
+  /** True while events from the whole fleet are arriving, so a local cache may be trusted. */
+  readonly live: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * The in-process bus: synchronous delivery, always live. Base of the Redis bus.
+ *
+ * @example
+ * ```ts
+ * const bus = new LocalRevocationBus(logger);
+ * bus.subscribe((e) => console.log(e.sessionTokens.length));
+ * await bus.publish({ sessionTokens: [], jtis: ['…'] });
+ * ```
+ */
+export class LocalRevocationBus implements RevocationBus {
+  private readonly listeners = new Set<(event: RevocationEvent) => void>();
+  private readonly gapListeners = new Set<() => void>();
+
+  constructor(protected readonly logger: Logger) {}
+
+  get live(): boolean {
+    return true;
+  }
+
+  async publish(event: RevocationEvent): Promise<void> {
+    this.deliver(event);
+  }
+
+  subscribe(listener: (event: RevocationEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onGap(listener: () => void): () => void {
+    this.gapListeners.add(listener);
+    return () => this.gapListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    this.gapListeners.clear();
+  }
+
+  /** Runs every listener; one that throws is logged and does not stop the others. */
+  protected deliver(event: RevocationEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.logger.error('revocation listener threw', { error: error instanceof Error ? error.name : typeof error });
+      }
+    }
+  }
+
+  protected signalGap(): void {
+    for (const listener of [...this.gapListeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.logger.error('revocation gap listener threw', { error: error instanceof Error ? error.name : typeof error });
+      }
+    }
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The session contract: one suite, run against the in-memory provider and against a real
+ * redis-server (started by test/support/global-setup.ts).
+ */
+import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { isSessionToken, PortcullisError, TokenError, type RevocationEvent } from '@portcullis/core';
+import { claimsOf, createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
+
+const redisUrl = inject('redisUrl');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const MINUTE = 60_000;
+
+function sessionContract(provider: ProviderName): void {
+  let h: SessionHarness;
+  let events: RevocationEvent[];
+
+  beforeEach(async () => {
+    h = await createHarness({ provider, redisUrl });
+    events = [];
+    h.sessions.onRevocation((event) => events.push(event));
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await h.close();
+  });
+
+  const login = (sub = 'alice', claims: Record<string, unknown> = { name: 'Alice', role: 'admin' }) => h.issuer.issueLoginPair(sub, claims);
+
+  describe('upgrade', () => {
+    it('exchanges a JWT for a session pair carrying the principal', async () => {
+      const before = Date.now();
+      const session = await h.sessions.upgrade(login().accessToken);
+      expect(isSessionToken(session.accessToken) && isSessionToken(session.refreshToken)).toBe(true);
+      expect(session.accessToken).not.toBe(session.refreshToken);
+      expect(session.accessExpiration.getTime() - before).toBeGreaterThanOrEqual(60 * MINUTE);
+      expect(session.accessExpiration.getTime() - before).toBeLessThan(61 * MINUTE);
+      expect(session.refreshExpiration.getTime() - before).toBeGreaterThanOrEqual(7 * 24 * 60 * MINUTE);
+      const principal = await h.sessions.validate(session.accessToken);
+      expect(principal).toMatchObject({ id: 'alice', name: 'Alice', roles: ['admin'], via: 'session' });
+    });
+
+    it('lets exactly one of 50 concurrent upgrades of one JWT win', async () => {
+      const jwt = login().accessToken;
+      const results = await Promise.allSettled(Array.from({ length: 50 }, () => h.sessions.upgrade(jwt)));
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(49);
+      for (const failure of lost) expect(failure.reason).toMatchObject({ name: 'TokenError', reason: 'revoked' });
+      expect(await h.sessions.revokeAllFor('alice')).toBe(1);
+    });
+
+    it('invalidates the upgraded JWT everywhere and refuses a second upgrade', async () => {
+      const pair = login();
+      const other = login();
+      await h.sessions.upgrade(pair.accessToken);
+      expect(await h.sessions.isJwtInvalidated(claimsOf(h, pair.accessToken))).toBe(true);
+      expect(await h.sessions.isJwtInvalidated(claimsOf(h, other.accessToken))).toBe(false);
+      await expect(h.sessions.upgrade(pair.accessToken)).rejects.toMatchObject({ reason: 'revoked' });
+    });
+
+    it('refuses a refresh token, a forged token and garbage with the validator reason', async () => {
+      await expect(h.sessions.upgrade(login().refreshToken)).rejects.toMatchObject({ reason: 'wrong_type' });
+      const jwt = login().accessToken;
+      await expect(h.sessions.upgrade(`${jwt.slice(0, -2)}AA`)).rejects.toBeInstanceOf(TokenError);
+      await expect(h.sessions.upgrade('not a token')).rejects.toMatchObject({ reason: 'malformed' });
+    });
+  });
+
+  describe('validate and revoke', () => {
+    it('answers undefined for an unknown token and after revocation, and tells listeners', async () => {
+      const session = await h.sessions.upgrade(login().accessToken);
+      expect(await h.sessions.validate('3b241101-e2bb-4255-8caf-4136c566a962;session')).toBeUndefined();
+      expect(await h.sessions.validate(session.accessToken)).toBeDefined();
+      expect(h.sessions.peek(session.accessToken)).toBeDefined();
+      expect(await h.sessions.revoke(session.accessToken)).toBe(true);
+      expect(h.sessions.peek(session.accessToken)).toBeUndefined();
+      expect(await h.sessions.validate(session.accessToken)).toBeUndefined();
+      await expect(h.sessions.refresh(session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      expect(events).toEqual([{ sessionTokens: [session.accessToken], jtis: [] }]);
+      expect(await h.sessions.revoke(session.accessToken)).toBe(false);
+    });
+
+    it('revokes a pair through its refresh token and through revokePair', async () => {
+      const first = await h.sessions.upgrade(login().accessToken);
+      const second = await h.sessions.upgrade(login().accessToken);
+      expect(await h.sessions.revoke(first.refreshToken)).toBe(true);
+      expect(await h.sessions.validate(first.accessToken)).toBeUndefined();
+      expect(await h.sessions.revokePair(second.accessToken)).toBe(true);
+      expect(await h.sessions.validate(second.accessToken)).toBeUndefined();
+      await expect(h.sessions.refresh(second.refreshToken)).rejects.toBeInstanceOf(TokenError);
+      expect(await h.sessions.revokePair(second.refreshToken)).toBe(false);
+    });
+
+    it('logs out a JWT with its whole login family', async () => {
+      const pair = login();
+      expect(await h.sessions.revoke(pair.accessToken)).toBe(true);
+      expect(await h.sessions.isJwtInvalidated(claimsOf(h, pair.accessToken))).toBe(true);
+      await expect(h.sessions.refresh(pair.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      expect(events.at(-1)?.jtis).toEqual([claimsOf(h, pair.accessToken).jti]);
+    });
+
+    it('revokes every credential of one principal and nobody else', async () => {
+      const a1 = await h.sessions.upgrade(login('alice').accessToken);
+      const a2 = await h.sessions.upgrade(login('alice').accessToken);
+      const b = await h.sessions.upgrade(login('bob').accessToken);
+      const aliceJwt = login('alice');
+      await h.sessions.validate(a1.accessToken);
+      expect(await h.sessions.revokeAllFor('alice')).toBe(2);
+      expect(await h.sessions.validate(a1.accessToken)).toBeUndefined();
+      expect(await h.sessions.validate(a2.accessToken)).toBeUndefined();
+      expect(await h.sessions.validate(b.accessToken)).toMatchObject({ id: 'bob' });
+      expect(await h.sessions.isJwtInvalidated(claimsOf(h, aliceJwt.accessToken))).toBe(true);
+      await expect(h.sessions.refresh(aliceJwt.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      expect(events.at(-1)).toMatchObject({ principalId: 'alice' });
+      expect([...(events.at(-1)?.sessionTokens ?? [])].sort()).toEqual([a1.accessToken, a2.accessToken].sort());
+    });
+  });
+
+  describe('refresh', () => {
+    it('rotates a session pair: the old pair stops working', async () => {
+      const old = await h.sessions.upgrade(login().accessToken);
+      const result = await h.sessions.refresh(old.refreshToken);
+      if (result.kind !== 'session') throw new Error('expected a session pair');
+      expect(await h.sessions.validate(result.session.accessToken)).toMatchObject({ id: 'alice', name: 'Alice' });
+      expect(await h.sessions.validate(old.accessToken)).toBeUndefined();
+      await expect(h.sessions.refresh(old.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      await expect(h.sessions.refresh(old.accessToken)).rejects.toBeInstanceOf(TokenError);
+      expect(events).toEqual([{ sessionTokens: [old.accessToken], jtis: [] }]);
+    });
+
+    it('lets one of 20 concurrent refreshes of one session refresh token win', async () => {
+      const session = await h.sessions.upgrade(login().accessToken);
+      const results = await Promise.allSettled(Array.from({ length: 20 }, () => h.sessions.refresh(session.refreshToken)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(await h.sessions.revokeAllFor('alice')).toBe(1);
+    });
+
+    it('rotates a JWT refresh token within its family, and reuse revokes the family', async () => {
+      const first = login('carol', { name: 'Carol', roles: ['player'] });
+      const upgraded = await h.sessions.upgrade(first.accessToken);
+      const result = await h.sessions.refresh(first.refreshToken);
+      if (result.kind !== 'login') throw new Error('expected a login pair');
+      const next = result.pair;
+      expect(next.familyId).toBe(first.familyId);
+      expect(claimsOf(h, next.accessToken)).toMatchObject({ sub: 'carol', name: 'Carol', roles: ['player'], fam: first.familyId });
+      expect(await h.sessions.isJwtInvalidated(claimsOf(h, next.accessToken))).toBe(false);
+
+      await expect(h.sessions.refresh(first.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      expect(await h.sessions.isJwtInvalidated(claimsOf(h, next.accessToken))).toBe(true);
+      await expect(h.sessions.refresh(next.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      await expect(h.sessions.upgrade(next.accessToken)).rejects.toMatchObject({ reason: 'revoked' });
+      expect(await h.sessions.validate(upgraded.accessToken)).toBeUndefined();
+      expect(events.at(-1)?.sessionTokens).toEqual([upgraded.accessToken]);
+    });
+
+    it('never accepts an access token as a refresh token', async () => {
+      await expect(h.sessions.refresh(login().accessToken)).rejects.toMatchObject({ reason: 'wrong_type' });
+    });
+  });
+
+  describe('format check', () => {
+    const token = '3b241101-e2bb-4255-8caf-4136c566a962;session';
+    const malformed: unknown[] = [
+      '', ';session', token.toUpperCase().replace(';SESSION', ';session'), token.replace('-4255-', '-1255-'), token.slice(0, 36),
+      `${token}\n`, ` ${token}`, `${token};session`, '../../../etc/passwd;session', `${'a'.repeat(10_000)};session`, `${token.slice(0, 35)}*;session`,
+      null, 42, { toString: () => token },
+    ];
+
+    it('refuses malformed session tokens without touching the store', async () => {
+      const cache = h.stores.cache;
+      const methods = ['get', 'getMany', 'set', 'delete', 'setIfAbsent', 'take', 'write', 'takeMembers', 'increment', 'remainingMs'] as const;
+      const spies = methods.map((m) => vi.spyOn(cache, m));
+      for (const bad of malformed as string[]) {
+        expect(await h.sessions.validate(bad)).toBeUndefined();
+        expect(h.sessions.peek(bad)).toBeUndefined();
+        expect(await h.sessions.revoke(bad)).toBe(false);
+        expect(await h.sessions.revokePair(bad)).toBe(false);
+        await expect(h.sessions.refresh(bad)).rejects.toBeInstanceOf(TokenError);
+      }
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    });
+  });
+
+  if (provider === 'inmemory') {
+    describe('expiry (fake timers)', () => {
+      it('expires the access token after session:access-minutes and the refresh token after session:refresh-days', async () => {
+        vi.useFakeTimers({ now: Date.now() });
+        const session = await h.sessions.upgrade(login().accessToken);
+        vi.advanceTimersByTime(59 * MINUTE);
+        expect(await h.sessions.validate(session.accessToken)).toBeDefined();
+        vi.advanceTimersByTime(2 * MINUTE);
+        expect(await h.sessions.validate(session.accessToken)).toBeUndefined();
+        const result = await h.sessions.refresh(session.refreshToken);
+        if (result.kind !== 'session') throw new Error('expected a session pair');
+        vi.advanceTimersByTime(7 * 24 * 60 * MINUTE + MINUTE);
+        await expect(h.sessions.refresh(result.session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      });
+    });
+  } else {
+    describe('expiry (short store TTLs)', () => {
+      it('expires the access token, then the refresh token, by the store TTL', async () => {
+        const short = await createHarness({ provider, redisUrl, stores: { sessionLifetimesMs: { access: 150, refresh: 1000 } } });
+        try {
+          const session = await short.sessions.upgrade(short.issuer.issueLoginPair('dave').accessToken);
+          expect(await short.sessions.validate(session.accessToken)).toBeDefined();
+          await sleep(250);
+          expect(await short.sessions.validate(session.accessToken)).toBeUndefined();
+          const result = await short.sessions.refresh(session.refreshToken);
+          if (result.kind !== 'session') throw new Error('expected a session pair');
+          await sleep(1100);
+          await expect(short.sessions.refresh(result.session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+        } finally {
+          await short.close();
+        }
+      });
+    });
+  }
+
+  it('fails closed with a typed error, never a crash, when the store refuses', async () => {
+    vi.spyOn(h.stores.cache, 'get').mockRejectedValueOnce(new PortcullisError('unavailable', 'session store unavailable'));
+    await expect(h.sessions.validate('3b241101-e2bb-4255-8caf-4136c566a962;session')).rejects.toMatchObject({ code: 'unavailable' });
+  });
+}
+
+describe('session contract: inmemory', () => sessionContract('inmemory'));
+describe.skipIf(!redisUrl)(redisUrl ? 'session contract: redis' : 'session contract: redis — SKIPPED, redis-server not found', () => sessionContract('redis'));

@@ -1,0 +1,97 @@
+/**
+ * Redis-only behaviour: several servers sharing one Redis, and Redis going away and
+ * coming back. The outage test stops a redis-server of its own, so other files keep theirs.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import type { RevocationEvent } from '@portcullis/core';
+import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
+import { claimsOf, createHarness, type SessionHarness } from './support/session-harness.js';
+
+const redisUrl = inject('redisUrl');
+const hasRedis = redisUrl !== null && findRedisServerBinary() !== undefined;
+const label = (name: string) => (hasRedis ? name : `${name} — SKIPPED, redis-server not found`);
+
+describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
+  let a: SessionHarness;
+  let b: SessionHarness;
+
+  beforeAll(async () => {
+    a = await createHarness({ provider: 'redis', redisUrl });
+    b = await a.twin();
+  });
+  afterAll(async () => a.close());
+
+  it('lets exactly one of 50 upgrades spread over two servers win', async () => {
+    const jwt = a.issuer.issueLoginPair('fleet-1').accessToken;
+    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).sessions.upgrade(jwt)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(await b.sessions.isJwtInvalidated(claimsOf(b, jwt))).toBe(true);
+  });
+
+  it('drops a session revoked on one server from the near cache of another within 100 ms', async () => {
+    const session = await a.sessions.upgrade(a.issuer.issueLoginPair('fleet-2').accessToken);
+    expect(await b.sessions.validate(session.accessToken)).toMatchObject({ id: 'fleet-2' });
+    expect(b.sessions.peek(session.accessToken)).toMatchObject({ id: 'fleet-2' });
+    const seen: RevocationEvent[] = [];
+    const off = b.sessions.onRevocation((event) => seen.push(event));
+
+    const started = performance.now();
+    await a.sessions.revoke(session.accessToken);
+    await vi.waitFor(() => expect(b.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 100, interval: 1 });
+    const elapsed = performance.now() - started;
+    off();
+
+    expect(elapsed).toBeLessThan(100);
+    expect(seen).toEqual([{ sessionTokens: [session.accessToken], jtis: [] }]);
+    expect(await b.sessions.validate(session.accessToken)).toBeUndefined();
+  });
+
+  it('drops every near-cached session of a principal when another server revokes them all', async () => {
+    const session = await b.sessions.upgrade(b.issuer.issueLoginPair('fleet-3').accessToken);
+    await a.sessions.validate(session.accessToken);
+    expect(a.sessions.peek(session.accessToken)).toBeDefined();
+    expect(await b.sessions.revokeAllFor('fleet-3')).toBe(1);
+    await vi.waitFor(() => expect(a.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 100, interval: 1 });
+  });
+});
+
+describe.skipIf(!hasRedis)(label('Redis outage'), () => {
+  let redis: RedisServer;
+  let h: SessionHarness;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+  beforeAll(async () => {
+    process.on('unhandledRejection', onUnhandled);
+    redis = await startRedisServer();
+    h = await createHarness({ provider: 'redis', redisUrl: redis.url });
+  });
+  afterEach(() => expect(unhandled).toEqual([]));
+  afterAll(async () => {
+    process.off('unhandledRejection', onUnhandled);
+    await h?.close();
+    await redis?.stop();
+  });
+
+  it('fails closed with `unavailable` while Redis is down and recovers by itself', async () => {
+    const session = await h.sessions.upgrade(h.issuer.issueLoginPair('outage').accessToken);
+    expect(await h.sessions.validate(session.accessToken)).toBeDefined();
+    expect(h.sessions.peek(session.accessToken)).toBeDefined();
+
+    await redis.stop();
+    const unavailable = { code: 'unavailable' };
+    await vi.waitFor(() => expect(h.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 2000, interval: 10 });
+    await expect(h.sessions.validate(session.accessToken)).rejects.toMatchObject(unavailable);
+    await expect(h.sessions.upgrade(h.issuer.issueLoginPair('outage').accessToken)).rejects.toMatchObject(unavailable);
+    await expect(h.sessions.refresh(session.refreshToken)).rejects.toMatchObject(unavailable);
+    await expect(h.sessions.revoke(session.accessToken)).rejects.toMatchObject(unavailable);
+    await expect(h.lockout.registerFailure('outage')).rejects.toMatchObject(unavailable);
+    await expect(h.lockout.isLocked('outage')).rejects.toMatchObject(unavailable);
+
+    await redis.restart();
+    await h.stores.ready(5000);
+    const again = await h.sessions.upgrade(h.issuer.issueLoginPair('outage').accessToken);
+    expect(await h.sessions.validate(again.accessToken)).toMatchObject({ id: 'outage' });
+    expect(await h.lockout.isLocked('outage')).toMatchObject({ locked: false });
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * A real in-memory portcullis stack in a child tsyringe container, for the
+ * shield and real-time tests: config, key, issuers, validator, TokenSessionSync.
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { loadConfig } from '../../src/config/load-config.js';
+import type { PortcullisConfig } from '../../src/config/portcullis-config.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from '../../src/di/tokens.js';
+import { JwtTokenIssuer } from '../../src/jwt/jwt-token-issuer.js';
+import { resolveSigningKey } from '../../src/key/key-guard.js';
+import type { Logger, LoggerFactory } from '../../src/logging/logger.js';
+import { registerSessionServices } from '../../src/session/register-session-services.js';
+import { TokenSessionSync } from '../../src/session/token-session-sync.js';
+import { PORTCULLIS_CONTAINER } from '../../src/shield/container-token.js';
+import type { SessionStores } from '../../src/store/session-stores.js';
+
+/** Every line logged, to assert that nothing secret was written. */
+export interface LogLine {
+  readonly category: string;
+  readonly level: string;
+  readonly message: string;
+  readonly fields: Record<string, unknown> | undefined;
+}
+
+export interface ShieldFixture {
+  readonly container: DependencyContainer;
+  readonly config: PortcullisConfig;
+  readonly sessions: TokenSessionSync;
+  readonly issuer: JwtTokenIssuer;
+  readonly stores: SessionStores;
+  readonly logs: LogLine[];
+  /** A fresh JWT access token for `subject` with optional custom claims. */
+  jwt(subject: string, claims?: Record<string, unknown>): string;
+  /** A fresh session token for `subject` (a JWT upgraded through TokenSessionSync). */
+  session(subject: string, claims?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Builds the stack; call `close()` in `afterEach`. */
+export async function createShieldFixture(env: Record<string, string> = {}): Promise<ShieldFixture> {
+  const config = loadConfig({
+    env: { SVC__SECURITY__MODE: 'jwt', SVC__SECURITY__KEY: randomBytes(32).toString('base64'), ...env },
+    tree: {},
+  });
+  const logs: LogLine[] = [];
+  const loggers: LoggerFactory = {
+    create(category: string): Logger {
+      const at = (level: string) => (message: string, fields?: Record<string, unknown>) => void logs.push({ category, level, message, fields });
+      return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+    },
+  };
+  const container = rootContainer.createChildContainer();
+  container.register(PORTCULLIS_CONFIG, { useValue: config });
+  container.register(LOGGER_FACTORY, { useValue: loggers });
+  container.register(SIGNING_KEY, { useValue: resolveSigningKey(config, loggers.create('test')) });
+  container.register(PORTCULLIS_CONTAINER, { useValue: container });
+  const stores = registerSessionServices(container);
+  await stores.ready();
+  const sessions = container.resolve(TokenSessionSync);
+  const issuer = container.resolve(JwtTokenIssuer);
+  const jwt = (subject: string, claims?: Record<string, unknown>) => issuer.issueLoginPair(subject, claims).accessToken;
+  return {
+    container,
+    config,
+    sessions,
+    issuer,
+    stores,
+    logs,
+    jwt,
+    session: async (subject, claims) => (await sessions.upgrade(jwt(subject, claims))).accessToken,
+    close: async () => {
+      await sessions.close();
+      await stores.close();
+    },
+  };
+}
