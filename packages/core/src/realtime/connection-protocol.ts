@@ -12,7 +12,7 @@ import type { ConnectionContext } from './connection-context.js';
 import type { ConnectionCredential, ConnectionRegistry } from './connection-registry.js';
 import type { GateDispatcher } from './gate-dispatcher.js';
 import { ReplySequencer } from './reply-sequencer.js';
-import { encodeReply, type GateReply } from './wire-frames.js';
+import { encodeReply, WIRE_ERROR_MESSAGES, type GateReply } from './wire-frames.js';
 
 /**
  * Why a protocol closes its connection: `unauthorized` (refused auth frame or
@@ -55,7 +55,10 @@ export interface ConnectionProtocolOptions {
 type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
 
 /**
- * Drives one connection.
+ * Drives one connection. A refused auth frame is answered
+ * `{"type":"auth","ok":false,…}` and closed with `unauthorized`; so is a
+ * connection whose credential the registry reports revoked. Requests that arrive
+ * while the auth frame is being checked wait and are answered after the auth reply.
  *
  * @example
  * ```ts
@@ -133,15 +136,16 @@ export class ConnectionProtocol {
     const frame = readAuthFrame(raw);
     if (frame === undefined) {
       if (this.options.handshake === 'required') return this.shut('bad_handshake', 'the first frame must be an auth frame');
+      const { dispatcher } = this.options;
       this.state = 'open';
-      this.replies.push(raw === INVALID ? this.options.dispatcher.dispatchText(message, this.connection).then(encodeReply) : this.options.dispatcher.dispatch(raw, this.connection).then(encodeReply));
+      this.replies.push((raw === INVALID ? dispatcher.dispatchText(message, this.connection) : dispatcher.dispatch(raw, this.connection)).then(encodeReply));
       return;
     }
     this.state = 'authenticating';
     const { clientId, transport, remoteAddress } = this.options;
     this.options.dispatcher
       .authenticateConnection(frame.token, { clientId, transport, remoteAddress, memo: this.connection.memo })
-      .then((auth) => this.authenticated(frame.token, auth), () => this.authenticated(frame.token, { ok: false, code: 'unavailable', message: '' }));
+      .then((auth) => this.authenticated(frame.token, auth), () => this.authenticated(frame.token, UNAVAILABLE));
   }
 
   private authenticated(token: string | null, auth: ConnectionAuthResult): void {
@@ -198,6 +202,7 @@ export class ConnectionProtocol {
 }
 
 const INVALID = Symbol('invalid-json');
+const UNAVAILABLE: ConnectionAuthResult = Object.freeze({ ok: false, code: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable });
 const REVOKED: ConnectionAuthResult = Object.freeze({ ok: false, code: 'unauthorized', message: 'the credential was revoked' });
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { Principal } from '../contracts/principal.js';
+import type { ConnectionAuthResult } from './connection-authenticator.js';
+import type { ConnectionContext } from './connection-context.js';
+import type { ConnectionInit } from './connection-registry.js';
+import { ConnectionProtocol, type ConnectionProtocolOptions, type ProtocolCloseReason } from './connection-protocol.js';
+import { errorReply, type GateReply } from './wire-frames.js';
+
+const alice: Principal = { id: 'alice', name: undefined, roles: [], claims: {}, via: 'session' };
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+function fakeDispatcher(auth: (token: unknown) => ConnectionAuthResult) {
+  const dispatch = async (raw: unknown, conn: ConnectionContext): Promise<GateReply> => {
+    const frame = raw as { id?: unknown; gate?: string };
+    if (typeof frame?.id !== 'number') return errorReply(null, 'bad_request');
+    return { id: frame.id, ok: true, data: `${frame.gate} by ${conn.credential ?? 'anonymous'}` };
+  };
+  return {
+    dispatch,
+    dispatchText: async (text: string | Uint8Array, conn: ConnectionContext) => {
+      try {
+        return await dispatch(JSON.parse(String(text)), conn);
+      } catch {
+        return errorReply(null, 'bad_request');
+      }
+    },
+    authenticateConnection: async (token: unknown) => auth(token),
+  };
+}
+
+function harness(overrides: Partial<ConnectionProtocolOptions> = {}) {
+  const sent: unknown[] = [];
+  const closed: ProtocolCloseReason[] = [];
+  const protocol = new ConnectionProtocol({
+    dispatcher: fakeDispatcher((token) => (token === 'good' ? { ok: true, kind: 'session', principal: alice } : { ok: false, code: 'unauthorized', message: 'no' })),
+    transport: 'tcp',
+    clientId: 'c1',
+    remoteAddress: undefined,
+    handshake: 'required',
+    send: (text) => sent.push(JSON.parse(text)),
+    close: (reason) => closed.push(reason),
+    ...overrides,
+  });
+  return { protocol, sent, closed };
+}
+
+describe('ConnectionProtocol', () => {
+  it('answers requests pipelined behind the auth frame after the auth reply, in order', async () => {
+    const { protocol, sent } = harness();
+    protocol.receive('{"type":"auth","token":"good"}');
+    protocol.receive('{"id":1,"portal":"/p","gate":"a"}');
+    protocol.receive('{"id":2,"portal":"/p","gate":"b"}');
+    await tick();
+    expect(sent).toEqual([
+      { type: 'auth', ok: true },
+      { id: 1, ok: true, data: 'a by good' },
+      { id: 2, ok: true, data: 'b by good' },
+    ]);
+  });
+
+  it('closes without a reply when a required auth frame is missing', () => {
+    const { protocol, sent, closed } = harness();
+    protocol.receive('{"id":1,"portal":"/p","gate":"a"}');
+    expect(sent).toEqual([]);
+    expect(closed).toEqual(['bad_handshake']);
+  });
+
+  it('answers a refused credential with ok:false, then closes as unauthorized', async () => {
+    const { protocol, sent, closed } = harness();
+    protocol.receive('{"type":"auth","token":"bad"}');
+    protocol.receive('{"id":1,"portal":"/p","gate":"a"}');
+    await tick();
+    expect(sent).toEqual([{ type: 'auth', ok: false, error: { code: 'unauthorized', message: 'no' } }]);
+    expect(closed).toEqual(['unauthorized']);
+  });
+
+  it('serves anonymously when an optional auth frame is not sent', async () => {
+    const { protocol, sent } = harness({ handshake: 'optional' });
+    protocol.receive('{"id":5,"portal":"/p","gate":"a"}');
+    await tick();
+    expect(sent).toEqual([{ id: 5, ok: true, data: 'a by anonymous' }]);
+  });
+
+  it('sends the ok:false auth frame and closes when the registry reports the credential revoked', async () => {
+    let init: ConnectionInit | undefined;
+    const registry = {
+      add: (i: ConnectionInit) => ((init = i), { ...i, credential: undefined, memo: new Map(), principalId: undefined }),
+      attach: () => true,
+      remove: () => {},
+    };
+    const { protocol, sent, closed } = harness({ registry });
+    protocol.receive('{"type":"auth","token":"good"}');
+    await tick();
+    init!.close('unauthorized', 'credential revoked');
+    protocol.receive('{"id":9,"portal":"/p","gate":"a"}');
+    await tick();
+    expect(sent).toEqual([{ type: 'auth', ok: true }, { type: 'auth', ok: false, error: { code: 'unauthorized', message: 'the credential was revoked' } }]);
+    expect(closed).toEqual(['unauthorized']);
+  });
+});
