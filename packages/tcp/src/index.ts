@@ -1,4 +1,6 @@
 /**
- * @portcullis/tcp — filled in by its issue.
+ * @portcullis/tcp — the TCP transport: length-prefixed JSON frames on
+ * `node:net`, auth frame first, shields checked by core per request.
  */
-export {};
+export { createTcpTransport, TcpTransport } from './tcp-transport.js';
+export { DEFAULT_AUTH_TIMEOUT_MS, type TcpTransportOptions } from './tcp-options.js';

@@ -1,4 +1,12 @@
 /**
- * @portcullis/ws — filled in by its issue.
+ * @portcullis/ws — the WebSocket transport: portals and gates over `ws`,
+ * credential checked before the upgrade, shields checked by core per message.
  */
-export {};
+export { attachWebSocketTransport, WebSocketTransport } from './ws-transport.js';
+export { WS_CLOSE } from './ws-connection.js';
+export {
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_WS_MAX_PAYLOAD,
+  type WebSocketTransportOptions,
+} from './ws-options.js';

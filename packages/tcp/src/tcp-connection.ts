@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { ConnectionProtocol, encodeFrame, FrameDecoder, type Logger, type ProtocolCloseReason } from '@portcullis/core';
+import type { ResolvedTcpOptions } from './tcp-options.js';
+
+/**
+ * Serves one TCP connection: length-prefixed frames in, through core's
+ * `ConnectionProtocol` (auth frame first, within `authTimeoutMs`), replies out as
+ * frames in request order. A missing, late, oversized or malformed first frame,
+ * and any later oversized frame, closes the connection. Reading pauses while
+ * requests pile up or the socket reports backpressure; a client that lets
+ * `maxBufferedBytes` of output pile up is dropped.
+ *
+ * @example
+ * ```ts
+ * net.createServer((socket) => new TcpConnection(socket, options, log));
+ * ```
+ */
+export class TcpConnection {
+  readonly clientId = `tcp-${randomUUID()}`;
+  readonly protocol: ConnectionProtocol;
+  private readonly decoder: FrameDecoder;
+  private readonly deadline: NodeJS.Timeout;
+  private saturated = false;
+  private writeBlocked = false;
+  private firstFrameSeen = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly options: ResolvedTcpOptions,
+    private readonly log: Logger,
+  ) {
+    this.decoder = new FrameDecoder({ maxFrameBytes: options.maxFrameBytes });
+    this.protocol = new ConnectionProtocol({
+      dispatcher: options.dispatcher,
+      registry: options.registry,
+      transport: 'tcp',
+      clientId: this.clientId,
+      remoteAddress: socket.remoteAddress,
+      handshake: 'required',
+      maxPending: options.maxPendingRequests,
+      send: (text) => this.send(text),
+      close: (reason) => this.close(reason),
+      onSaturated: () => this.setSaturated(true),
+      onRelieved: () => this.setSaturated(false),
+    });
+    this.deadline = setTimeout(() => this.authTimedOut(), options.authTimeoutMs);
+    socket.setNoDelay(true);
+    if (options.keepAliveMs > 0) socket.setKeepAlive(true, options.keepAliveMs);
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('drain', () => {
+      this.writeBlocked = false;
+      this.updateReading();
+    });
+    socket.on('error', (error: Error & { code?: string }) => {
+      log.debug('TCP socket error; the connection closes', { clientId: this.clientId, error: error.code ?? error.name });
+    });
+    socket.on('close', () => {
+      clearTimeout(this.deadline);
+      this.decoder.reset();
+      this.protocol.dispose();
+    });
+  }
+
+  private receive(chunk: Buffer): void {
+    let frames: Buffer[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch {
+      this.log.debug('TCP frame over the size limit; closing', { clientId: this.clientId });
+      this.decoder.reset();
+      this.socket.destroy();
+      return;
+    }
+    for (const frame of frames) {
+      if (this.socket.destroyed) return;
+      if (!this.firstFrameSeen) {
+        this.firstFrameSeen = true;
+        clearTimeout(this.deadline);
+      }
+      this.protocol.receive(frame);
+    }
+  }
+
+  private send(text: string): void {
+    const { socket } = this;
+    if (socket.destroyed || !socket.writable) return;
+    if (socket.writableLength > this.options.maxBufferedBytes) {
+      this.log.warn('dropping a TCP client that does not read its replies', { clientId: this.clientId, bufferedBytes: socket.writableLength });
+      socket.destroy();
+      return;
+    }
+    if (!socket.write(encodeFrame(text)) && !this.writeBlocked) {
+      this.writeBlocked = true;
+      this.updateReading();
+    }
+  }
+
+  private close(reason: ProtocolCloseReason): void {
+    if (reason === 'bad_handshake') return void this.socket.destroy();
+    // Flush the auth reply, then stop listening: a peer that keeps its half open is cut off.
+    this.socket.end();
+    this.socket.pause();
+    setTimeout(() => this.socket.destroy(), 2000).unref();
+  }
+
+  private authTimedOut(): void {
+    this.log.debug('TCP client sent no auth frame in time; closing', { clientId: this.clientId });
+    this.socket.destroy();
+  }
+
+  private setSaturated(saturated: boolean): void {
+    this.saturated = saturated;
+    this.updateReading();
+  }
+
+  private updateReading(): void {
+    if (this.saturated || this.writeBlocked) this.socket.pause();
+    else if (!this.socket.destroyed && this.socket.writable) this.socket.resume();
+  }
+}

@@ -1,0 +1,20 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/**
+ * Answers an upgrade request with a plain HTTP error instead of `101`, then closes
+ * the raw socket. 401 carries `WWW-Authenticate: Bearer`, as on HTTP routes.
+ *
+ * @example
+ * ```ts
+ * refuseUpgrade(socket, 401);
+ * ```
+ */
+export function refuseUpgrade(socket: Duplex, status: 401 | 404 | 503): void {
+  if (socket.destroyed) return;
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, 'Connection: close', 'Content-Length: 0'];
+  if (status === 401) lines.push('WWW-Authenticate: Bearer error="invalid_token"');
+  if (status === 503) lines.push('Retry-After: 1');
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${lines.join('\r\n')}\r\n\r\n`);
+}

@@ -1,0 +1,133 @@
+import {
+  ConnectionProtocol,
+  type ConnectionCredential,
+  type HandshakeMode,
+  type Logger,
+  type ProtocolCloseReason,
+} from '@portcullis/core';
+import { WebSocket, type RawData } from 'ws';
+import type { Heartbeat } from './heartbeat.js';
+import type { ResolvedWebSocketOptions } from './ws-options.js';
+
+/** Close codes this transport sends. */
+export const WS_CLOSE = Object.freeze({
+  /** The credential was refused (auth frame) or revoked. */
+  unauthorized: 4401,
+  /** The credential could not be checked (session store down); try again later. */
+  unavailable: 1013,
+  /** The server is shutting down. */
+  goingAway: 1001,
+  /** Policy violation (a protocol rule broken during the handshake). */
+  policy: 1008,
+});
+
+const CLOSE_CODES: Readonly<Record<ProtocolCloseReason, number>> = {
+  unauthorized: WS_CLOSE.unauthorized,
+  unavailable: WS_CLOSE.unavailable,
+  bad_handshake: WS_CLOSE.policy,
+};
+
+/** What the upgrade step learned about a connection. */
+export interface WebSocketPeer {
+  readonly clientId: string;
+  readonly remoteAddress: string | undefined;
+  readonly handshake: HandshakeMode;
+  readonly credential?: ConnectionCredential;
+  readonly memo?: Map<unknown, unknown>;
+}
+
+/**
+ * Serves one accepted WebSocket: messages in, replies out, through core's
+ * `ConnectionProtocol`. Stops reading while too many requests are unanswered or
+ * the send buffer is above half of `maxBufferedBytes` (until it drains to a
+ * quarter); drops a client whose buffer would pass `maxBufferedBytes`. Every
+ * socket gets an `error` listener (an oversized frame is reported there and
+ * closes with 1009 instead of crashing the process).
+ *
+ * @example
+ * ```ts
+ * wss.handleUpgrade(req, socket, head, (ws) => new WebSocketConnection(ws, peer, options, heartbeat, log));
+ * ```
+ */
+export class WebSocketConnection {
+  readonly protocol: ConnectionProtocol;
+  private readonly pauseAbove: number;
+  private readonly resumeBelow: number;
+  private saturated = false;
+  private writeBlocked = false;
+  private readonly onFlushed = () => {
+    if (this.writeBlocked && this.ws.bufferedAmount <= this.resumeBelow) {
+      this.writeBlocked = false;
+      this.updateReading();
+    }
+  };
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly peer: WebSocketPeer,
+    private readonly options: ResolvedWebSocketOptions,
+    heartbeat: Heartbeat,
+    private readonly log: Logger,
+  ) {
+    this.pauseAbove = options.maxBufferedBytes >> 1;
+    this.resumeBelow = options.maxBufferedBytes >> 2;
+    this.protocol = new ConnectionProtocol({
+      dispatcher: options.dispatcher,
+      registry: options.registry,
+      transport: 'ws',
+      clientId: peer.clientId,
+      remoteAddress: peer.remoteAddress,
+      handshake: peer.handshake,
+      credential: peer.credential,
+      memo: peer.memo,
+      maxPending: options.maxPendingRequests,
+      send: (text) => this.send(text),
+      close: (reason, detail) => ws.close(CLOSE_CODES[reason], detail),
+      onSaturated: () => this.setSaturated(true),
+      onRelieved: () => this.setSaturated(false),
+    });
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      heartbeat.seen(ws);
+      this.protocol.receive(isBinary ? toBytes(data) : data.toString());
+    });
+    ws.on('error', (error: Error & { code?: string }) => {
+      log.debug('WebSocket error; the connection closes', { clientId: peer.clientId, error: error.code ?? error.name });
+    });
+    ws.on('close', () => {
+      heartbeat.remove(ws);
+      this.protocol.dispose();
+    });
+    heartbeat.add(ws);
+  }
+
+  private send(text: string): void {
+    const { ws } = this;
+    if (ws.readyState !== WebSocket.OPEN) return;
+    const buffered = ws.bufferedAmount;
+    if (buffered + text.length > this.options.maxBufferedBytes) {
+      this.log.warn('dropping a WebSocket client that does not read its replies', { clientId: this.peer.clientId, bufferedBytes: buffered });
+      ws.terminate();
+      return;
+    }
+    if (buffered + text.length <= this.pauseAbove) return ws.send(text);
+    this.writeBlocked = true;
+    this.updateReading();
+    ws.send(text, this.onFlushed);
+  }
+
+  private setSaturated(saturated: boolean): void {
+    this.saturated = saturated;
+    this.updateReading();
+  }
+
+  private updateReading(): void {
+    const shouldPause = this.saturated || this.writeBlocked;
+    if (shouldPause && !this.ws.isPaused) this.ws.pause();
+    else if (!shouldPause && this.ws.isPaused) this.ws.resume();
+  }
+}
+
+function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+}

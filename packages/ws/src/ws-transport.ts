@@ -1,0 +1,137 @@
+/**
+ * The WebSocket transport: attaches to an existing HTTP server (the express one)
+ * and serves portals at one path. The credential is checked before the upgrade
+ * (`Authorization: Bearer`; a bad one gets HTTP 401 and no `101`); a connection
+ * without the header may send the auth frame first (browsers cannot set headers).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import { consoleLoggerFactory, type Logger } from '@portcullis/core';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { bearerFromHeader } from './authorization-header.js';
+import { Heartbeat } from './heartbeat.js';
+import { refuseUpgrade } from './upgrade-refusal.js';
+import { WebSocketConnection, WS_CLOSE, type WebSocketPeer } from './ws-connection.js';
+import { resolveWebSocketOptions, type ResolvedWebSocketOptions, type WebSocketTransportOptions } from './ws-options.js';
+
+/**
+ * A WebSocket transport attached to an HTTP server.
+ *
+ * @example
+ * ```ts
+ * const transport = attachWebSocketTransport(httpServer, { dispatcher, registry });
+ * // later
+ * await transport.close();
+ * ```
+ */
+export class WebSocketTransport {
+  readonly path: string;
+  private readonly options: ResolvedWebSocketOptions;
+  private readonly wss: WebSocketServer;
+  private readonly heartbeat: Heartbeat;
+  private readonly clients = new Set<WebSocket>();
+  private readonly log: Logger;
+  private readonly listener: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  private closed = false;
+
+  constructor(private readonly server: HttpServer | HttpsServer, options: WebSocketTransportOptions) {
+    this.options = resolveWebSocketOptions(options);
+    this.path = this.options.path;
+    this.log = (this.options.loggers ?? consoleLoggerFactory).create('portcullis:ws');
+    this.heartbeat = new Heartbeat(this.options.heartbeatIntervalMs);
+    this.wss = new WebSocketServer({
+      noServer: true,
+      clientTracking: false,
+      maxPayload: this.options.maxPayload,
+      perMessageDeflate: this.options.perMessageDeflate,
+    });
+    this.listener = (request, socket, head) => {
+      this.upgrade(request, socket, head).catch((error: unknown) => {
+        this.log.error('WebSocket upgrade failed', { error: (error as Error | undefined)?.name ?? typeof error });
+        socket.destroy();
+      });
+    };
+    server.on('upgrade', this.listener);
+  }
+
+  /** Open WebSocket connections. */
+  get connectionCount(): number {
+    return this.clients.size;
+  }
+
+  /** Stops accepting upgrades and closes every connection with 1001. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.server.off('upgrade', this.listener);
+    this.heartbeat.stop();
+    const closing = [...this.clients].map((ws) => new Promise<void>((resolve) => {
+      ws.once('close', () => resolve());
+      ws.close(WS_CLOSE.goingAway, 'server shutting down');
+      setTimeout(() => ws.terminate(), 1000).unref();
+    }));
+    await Promise.all(closing);
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    if (pathOf(request.url) !== this.path) {
+      if (this.server.listenerCount('upgrade') === 1) refuseUpgrade(socket, 404);
+      return;
+    }
+    const onEarlyError = () => socket.destroy();
+    socket.on('error', onEarlyError);
+    if (this.closed) return refuseUpgrade(socket, 503);
+    const peer = await this.authenticate(request);
+    if (socket.destroyed) return;
+    if (typeof peer === 'number') return refuseUpgrade(socket, peer);
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      socket.off('error', onEarlyError);
+      this.accept(ws, peer);
+    });
+  }
+
+  private async authenticate(request: IncomingMessage): Promise<WebSocketPeer | 401 | 503> {
+    const clientId = `ws-${randomUUID()}`;
+    const remoteAddress = this.options.remoteAddress(request);
+    const token = bearerFromHeader(request.headers.authorization);
+    if (token === undefined) return { clientId, remoteAddress, handshake: 'optional' };
+    if (token === null) return 401;
+    const memo = new Map<unknown, unknown>();
+    const auth = await this.options.dispatcher.authenticateConnection(token, { clientId, transport: 'ws', remoteAddress, memo });
+    if (!auth.ok) return auth.code === 'unavailable' ? 503 : 401;
+    if (auth.kind === 'anonymous') return 401;
+    return { clientId, remoteAddress, handshake: 'done', credential: { token, auth }, memo };
+  }
+
+  private accept(ws: WebSocket, peer: WebSocketPeer): void {
+    if (this.closed) {
+      ws.close(WS_CLOSE.goingAway, 'server shutting down');
+      return;
+    }
+    this.clients.add(ws);
+    ws.once('close', () => this.clients.delete(ws));
+    new WebSocketConnection(ws, peer, this.options, this.heartbeat, this.log);
+  }
+}
+
+/**
+ * Serves portals over WebSocket on `server` at `options.path` (default `/ws`).
+ *
+ * @example
+ * ```ts
+ * const http = app.listen(3000);
+ * const ws = attachWebSocketTransport(http, { dispatcher, registry });
+ * ```
+ */
+export function attachWebSocketTransport(server: HttpServer | HttpsServer, options: WebSocketTransportOptions): WebSocketTransport {
+  return new WebSocketTransport(server, options);
+}
+
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}

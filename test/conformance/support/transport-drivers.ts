@@ -1,0 +1,97 @@
+/**
+ * One driver per transport, so the conformance suite is written once:
+ * `start(stack)`, `connect(token?)`, then `request`, `closed` and `close` on the client.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { silentLoggerFactory } from '@portcullis/core';
+import { createTcpTransport, type TcpTransport, type TcpTransportOptions } from '@portcullis/tcp';
+import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from '@portcullis/udp';
+import { attachWebSocketTransport, type WebSocketTransport, type WebSocketTransportOptions } from '@portcullis/ws';
+import type { RealtimeStack } from './realtime-stack.js';
+import { connectTcp, connectUdp, connectWs, type RealtimeClient } from './test-clients.js';
+
+export { ConnectRefused, type Closed, type RealtimeClient } from './test-clients.js';
+
+export type TransportName = 'ws' | 'tcp' | 'udp';
+
+export interface StartOptions {
+  /** Track connections in the stack's registry (revocation closes them). Default true. */
+  readonly registry?: boolean;
+  readonly ws?: Partial<WebSocketTransportOptions>;
+  readonly tcp?: Partial<TcpTransportOptions>;
+  readonly udp?: Partial<UdpTransportOptions>;
+}
+
+export interface TransportDriver {
+  readonly name: TransportName;
+  /** False for UDP: no connection to close, each datagram stands alone. */
+  readonly connectionOriented: boolean;
+  start(stack: RealtimeStack, options?: StartOptions): Promise<void>;
+  connect(token?: string): Promise<RealtimeClient>;
+  stop(): Promise<void>;
+}
+
+export function wsDriver(): TransportDriver & { url(): string; transport(): WebSocketTransport; connectWithAuthFrame(token: string | null): Promise<{ client: RealtimeClient; answer: unknown }> } {
+  let server: Server;
+  let transport: WebSocketTransport;
+  let url = '';
+  return {
+    name: 'ws',
+    connectionOriented: true,
+    async start(stack, options = {}) {
+      server = createServer((_req, res) => res.writeHead(404).end());
+      transport = attachWebSocketTransport(server, { loggers: silentLoggerFactory, dispatcher: stack.dispatcher, registry: options.registry === false ? undefined : stack.registry, ...options.ws });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws`;
+    },
+    connect: (token) => connectWs(url, token),
+    async connectWithAuthFrame(token) {
+      const client = await connectWs(url);
+      client.sendRaw(JSON.stringify({ type: 'auth', token }));
+      const answer = await client.inbox.take((f) => (f as { type?: string }).type === 'auth');
+      return { client, answer };
+    },
+    url: () => url,
+    transport: () => transport,
+    async stop() {
+      await transport.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export function tcpDriver(): TransportDriver & { port(): number; transport(): TcpTransport } {
+  let transport: TcpTransport;
+  let port = 0;
+  return {
+    name: 'tcp',
+    connectionOriented: true,
+    async start(stack, options = {}) {
+      transport = createTcpTransport({ loggers: silentLoggerFactory, dispatcher: stack.dispatcher, registry: options.registry === false ? undefined : stack.registry, ...options.tcp });
+      port = (await transport.listen(0, '127.0.0.1')).port;
+    },
+    connect: (token) => connectTcp(port, token),
+    port: () => port,
+    transport: () => transport,
+    stop: () => transport.close(),
+  };
+}
+
+export function udpDriver(): TransportDriver & { port(): number; transport(): UdpTransport } {
+  let transport: UdpTransport;
+  let port = 0;
+  return {
+    name: 'udp',
+    connectionOriented: false,
+    async start(stack, options = {}) {
+      transport = createUdpTransport({ loggers: silentLoggerFactory, dispatcher: stack.dispatcher, ...options.udp });
+      port = (await transport.bind(0, '127.0.0.1')).port;
+    },
+    connect: (token) => connectUdp(port, token),
+    port: () => port,
+    transport: () => transport,
+    stop: () => transport.close(),
+  };
+}
