@@ -35,10 +35,10 @@ export default defineConfig({
   plugins: [typescriptWithDecoratorMetadata()],
   esbuild: false,
   resolve: {
-    alias: packages.map((name) => ({
-      find: `@portcullis/${name}`,
-      replacement: `${root}packages/${name}/src/index.ts`,
-    })),
+    alias: [
+      { find: /^@portcullis\/client\/node$/, replacement: `${root}packages/client/src/node.ts` },
+      ...packages.map((name) => ({ find: new RegExp(`^@portcullis/${name}$`), replacement: `${root}packages/${name}/src/index.ts` })),
+    ],
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],

@@ -1,0 +1,190 @@
+import { isPortcullisClientError, PortcullisClientError } from '../errors/portcullis-client-error.js';
+import { AuthApi, type FetchLike, type LoginOptions, type SignupInput } from '../http/auth-api.js';
+import type { LoginTokens, RefreshResult, SessionTokens } from '../http/auth-responses.js';
+import type { BackoffOptions } from '../realtime/backoff.js';
+import type { CredentialKind, CredentialSource } from '../realtime/connection-types.js';
+import { RealtimeConnection } from '../realtime/realtime-connection.js';
+import type { RealtimeTransport } from '../realtime/realtime-transport.js';
+import { webSocketTransport } from '../realtime/web-socket-transport.js';
+import { CredentialRenewer, TOKEN_REFUSED } from '../tokens/credential-renewer.js';
+import { TokenKeeper, type HeldTokens } from '../tokens/token-keeper.js';
+
+/** Options of {@link PortcullisClient}. */
+export interface PortcullisClientOptions {
+  /** The server's HTTP address; default in browsers: the page's origin. */
+  readonly baseUrl?: string;
+  /** Replaces `globalThis.fetch`. */
+  readonly fetch?: FetchLike;
+  /** Tokens to start with, e.g. restored from storage (see `onTokens`). */
+  readonly tokens?: HeldTokens;
+  /**
+   * Called when every refresh token is used up or refused (for example a server
+   * with an in-memory store restarted): log in again here, e.g. by asking the user.
+   * Without it such a client fails with `not_authenticated`.
+   */
+  readonly reauthenticate?: (client: PortcullisClient) => Promise<unknown>;
+  /** The clock, in ms since the epoch (Date.now). */
+  readonly now?: () => number;
+  /** Tokens are renewed this long before their known expiry (5,000 ms). */
+  readonly expirySkewMs?: number;
+}
+
+/** Options of {@link PortcullisClient.connect}. */
+export interface ConnectOptions {
+  /** Default: `webSocketTransport()` at `<baseUrl>/ws`. */
+  readonly transport?: RealtimeTransport;
+  /** Which credential the connection carries (`session`; upgrading first when needed). */
+  readonly credential?: CredentialKind;
+  readonly requestTimeoutMs?: number;
+  readonly handshakeTimeoutMs?: number;
+  /** Reconnect spacing, or `false` to close on the first drop. */
+  readonly reconnect?: Partial<BackoffOptions> | false;
+}
+
+function defaultBaseUrl(): string {
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (origin === undefined) throw new PortcullisClientError('invalid_request', 'baseUrl is required outside a browser page');
+  return origin;
+}
+
+/**
+ * The portcullis client: signs up and logs in over HTTP, keeps the tokens,
+ * upgrades to a session token and opens real-time connections. Refreshes are
+ * single-flight (twenty callers that need one send one `POST /auth/refresh`, so
+ * the rotation is never burnt), and tokens travel only in headers and bodies.
+ *
+ * @example
+ * ```ts
+ * const client = new PortcullisClient({ baseUrl: 'http://127.0.0.1:3000' });
+ * await client.loginWithUsername('alice', 'correct horse');
+ * const conn = await client.connect();            // upgrades, then WebSocket /ws
+ * const pos = await conn.request('/game', 'move', { x: 1, y: 2 });
+ * await client.logout();
+ * ```
+ */
+export class PortcullisClient implements CredentialSource {
+  readonly api: AuthApi;
+  readonly #keeper: TokenKeeper;
+  readonly #renewer: CredentialRenewer;
+  readonly #connections = new Set<RealtimeConnection>();
+
+  constructor(options: PortcullisClientOptions = {}) {
+    this.api = new AuthApi(options.baseUrl ?? defaultBaseUrl(), options.fetch);
+    this.#keeper = new TokenKeeper(options.now ?? Date.now, options.expirySkewMs ?? 5_000, options.tokens);
+    const reauthenticate = options.reauthenticate;
+    this.#renewer = new CredentialRenewer(this.api, this.#keeper, reauthenticate && (() => reauthenticate(this)));
+  }
+
+  /** The tokens held now (a frozen snapshot). */
+  get tokens(): HeldTokens {
+    return this.#keeper.held;
+  }
+
+  /** Calls `listener` with the new snapshot on every change, e.g. to persist it. */
+  onTokens(listener: (tokens: HeldTokens) => void): () => void {
+    return this.#keeper.onChange(listener);
+  }
+
+  /** Creates an account (`POST /auth/signup`) and keeps its login pair. */
+  async signup(input: SignupInput): Promise<LoginTokens> {
+    return this.#loggedIn(await this.api.signup(input));
+  }
+
+  /** `POST /auth/login/unamepwd`; keeps the pair and forgets any earlier session. */
+  async loginWithUsername(username: string, password: string, options?: LoginOptions): Promise<LoginTokens> {
+    return this.#loggedIn(await this.api.loginWithUsername(username, password, options));
+  }
+
+  /** `POST /auth/login/emailpwd`; keeps the pair and forgets any earlier session. */
+  async loginWithEmail(email: string, password: string, options?: LoginOptions): Promise<LoginTokens> {
+    return this.#loggedIn(await this.api.loginWithEmail(email, password, options));
+  }
+
+  /**
+   * `POST /auth/refresh` with the session refresh token (when a session is held)
+   * or the JWT refresh token. Single-flight per kind: concurrent calls share one request.
+   */
+  refresh(kind: 'session' | 'login' = this.#keeper.held.session ? 'session' : 'login'): Promise<RefreshResult> {
+    return this.#renewer.refresh(kind);
+  }
+
+  /** Upgrades the held JWT (refreshing it first if needed) to a session pair, which it keeps. */
+  upgrade(): Promise<SessionTokens> {
+    return this.#renewer.upgrade();
+  }
+
+  /**
+   * Ends the login: closes this client's connections, revokes the session pair
+   * and the JWT family on the server, and forgets every token. The tokens are
+   * forgotten even when the server cannot be reached (the error is rethrown).
+   */
+  async logout(): Promise<void> {
+    for (const connection of [...this.#connections]) connection.close();
+    const session = this.#keeper.held.session?.accessToken;
+    let jwt: string | undefined;
+    try {
+      jwt = this.#keeper.usableJwt() ?? (this.#keeper.usableJwtRefresh() ? (await this.refresh('login')).tokens.accessToken : undefined);
+    } catch (error) {
+      if (!isPortcullisClientError(error, ...TOKEN_REFUSED)) throw error;
+    } finally {
+      this.#keeper.clear();
+    }
+    for (const bearer of [session, jwt]) {
+      if (bearer === undefined) continue;
+      try {
+        await this.api.logout(bearer);
+      } catch (error) {
+        if (!isPortcullisClientError(error, ...TOKEN_REFUSED)) throw error;
+      }
+    }
+  }
+
+  /**
+   * `fetch` against the server with the JWT as bearer, refreshed first when
+   * expired and once more on a 401. Give a body that can be sent twice (a string).
+   */
+  async authorizedFetch(path: string, init?: RequestInit): Promise<Response> {
+    const token = await this.credential('jwt');
+    const response = await this.api.send(path, init, token);
+    if (response.status !== 401) return response;
+    return this.api.send(path, init, await this.renewCredential('jwt', token));
+  }
+
+  /** Opens a real-time connection (WebSocket by default) and resolves once it is authenticated. */
+  async connect(options: ConnectOptions = {}): Promise<RealtimeConnection> {
+    const connection = new RealtimeConnection({
+      transport: options.transport ?? webSocketTransport(),
+      credentials: this,
+      credential: options.credential ?? 'session',
+      baseUrl: this.api.baseUrl,
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+      ...(options.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: options.handshakeTimeoutMs }),
+      ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+    });
+    this.#connections.add(connection);
+    connection.on('close', () => this.#connections.delete(connection));
+    await connection.open();
+    return connection;
+  }
+
+  /** A usable credential of `kind`, renewed first (refresh, upgrade, `reauthenticate`) when expired. */
+  credential(kind: 'session' | 'jwt'): Promise<string> {
+    return this.#renewer.credential(kind);
+  }
+
+  /** A new credential after the server refused `refused`; no renewal when it was already replaced. */
+  renewCredential(kind: 'session' | 'jwt', refused: string): Promise<string> {
+    return this.#renewer.renewCredential(kind, refused);
+  }
+
+  /** The credential of `kind` held now, if still usable by the clock. */
+  peekCredential(kind: 'session' | 'jwt'): string | undefined {
+    return this.#renewer.peekCredential(kind);
+  }
+
+  #loggedIn(tokens: LoginTokens): LoginTokens {
+    this.#keeper.setSession(undefined);
+    this.#keeper.setLogin(tokens);
+    return tokens;
+  }
+}

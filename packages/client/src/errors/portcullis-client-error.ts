@@ -1,0 +1,101 @@
+/**
+ * The one error type of the client. `code` mirrors the server's codes (HTTP and
+ * real-time) plus a few the client raises itself; `status` is the HTTP status
+ * when the error came from an HTTP answer.
+ */
+
+/** Codes the server answers over HTTP (SPEC "HTTP contract") and on real-time replies. */
+export type PortcullisServerErrorCode =
+  | 'invalid_request'
+  | 'conflict'
+  | 'captcha_failed'
+  | 'invalid_credentials'
+  | 'locked_out'
+  | 'invalid_token'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'bad_request'
+  | 'unavailable'
+  | 'internal';
+
+/** Codes the client raises without a server answer. */
+export type PortcullisLocalErrorCode =
+  /** fetch or the socket failed: server down, DNS, refused connection. */
+  | 'network_error'
+  /** no reply within the request or handshake timeout. */
+  | 'timeout'
+  /** the connection closed (or was closed) before the reply came. */
+  | 'connection_closed'
+  /** the client holds no token that could do this, and no `reauthenticate` hook got one. */
+  | 'not_authenticated'
+  /** the server answered something that does not follow the wire contract. */
+  | 'unexpected_response';
+
+/** Every code a {@link PortcullisClientError} can carry. */
+export type PortcullisClientErrorCode = PortcullisServerErrorCode | PortcullisLocalErrorCode;
+
+const SERVER_CODES: ReadonlySet<string> = new Set<PortcullisServerErrorCode>([
+  'invalid_request', 'conflict', 'captcha_failed', 'invalid_credentials', 'locked_out', 'invalid_token',
+  'unauthorized', 'forbidden', 'not_found', 'bad_request', 'unavailable', 'internal',
+]);
+
+/**
+ * Tells whether a wire code is one the client knows.
+ *
+ * @example
+ * ```ts
+ * isServerErrorCode('conflict'); // true
+ * ```
+ */
+export function isServerErrorCode(code: unknown): code is PortcullisServerErrorCode {
+  return typeof code === 'string' && SERVER_CODES.has(code);
+}
+
+/** Extra, safe facts carried by a {@link PortcullisClientError}. */
+export interface PortcullisClientErrorDetails {
+  /** HTTP status of the answer, when there was one. */
+  readonly status?: number;
+  /** Seconds from `Retry-After` (429 `locked_out`). */
+  readonly retryAfterSeconds?: number;
+  readonly cause?: unknown;
+}
+
+/**
+ * A refused or failed call. Match on `code`, never on `message`; messages never
+ * hold a token or a password.
+ *
+ * @example
+ * ```ts
+ * try { await client.loginWithUsername('alice', 'wrong'); } catch (e) {
+ *   if (e instanceof PortcullisClientError && e.code === 'invalid_credentials') showLoginError();
+ *   if (e instanceof PortcullisClientError && e.code === 'locked_out') wait(e.retryAfterSeconds);
+ * }
+ * ```
+ */
+export class PortcullisClientError extends Error {
+  readonly code: PortcullisClientErrorCode;
+  /** HTTP status, or `undefined` for real-time replies and local failures. */
+  readonly status: number | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: PortcullisClientErrorCode, message: string, details: PortcullisClientErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'PortcullisClientError';
+    this.code = code;
+    this.status = details.status;
+    this.retryAfterSeconds = details.retryAfterSeconds;
+  }
+}
+
+/**
+ * Tells whether `error` is a {@link PortcullisClientError}, optionally with one of `codes`.
+ *
+ * @example
+ * ```ts
+ * if (isPortcullisClientError(e, 'timeout', 'connection_closed')) retryLater();
+ * ```
+ */
+export function isPortcullisClientError(error: unknown, ...codes: PortcullisClientErrorCode[]): error is PortcullisClientError {
+  return error instanceof PortcullisClientError && (codes.length === 0 || codes.includes(error.code));
+}

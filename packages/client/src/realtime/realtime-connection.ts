@@ -1,0 +1,231 @@
+import { isPortcullisClientError, PortcullisClientError } from '../errors/portcullis-client-error.js';
+import { Emitter } from '../util/emitter.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { errorFromReply, PendingRequests, type PendingRequest } from './pending-requests.js';
+import type { ConnectionEvents, ConnectionState, RealtimeConnectionOptions, RequestOptions } from './connection-types.js';
+import type { InboundFrame, LinkClosed, RealtimeLink, RealtimeTransport } from './realtime-transport.js';
+
+const FATAL: ReadonlySet<string> = new Set(['not_authenticated', 'invalid_credentials', 'locked_out', 'captcha_failed']);
+
+/**
+ * A real-time connection over any {@link RealtimeTransport}: numbered requests
+ * with timeouts, server-push events, and reconnects with capped, jittered
+ * backoff, renewing the credential first when it expired or was refused.
+ * Requests made while (re)connecting wait for the link, within their timeout.
+ *
+ * @example
+ * ```ts
+ * const conn = await client.connect();
+ * conn.on('push', (frame) => console.log('server says', frame));
+ * const moved = await conn.request<{ x: number; y: number }>('/game', 'move', { x: 1, y: 2 });
+ * conn.close();
+ * ```
+ */
+export class RealtimeConnection {
+  readonly #options: RealtimeConnectionOptions;
+  readonly #backoff: BackoffOptions | false;
+  readonly #events = new Emitter<ConnectionEvents>();
+  readonly #pending = new PendingRequests((id) => this.#link?.settle(id));
+  #state: ConnectionState = 'idle';
+  #link: RealtimeLink | undefined;
+  #linkToken: string | null = null;
+  #generation = 0;
+  #nextId = 1;
+  #wake: (() => void) | undefined;
+
+  constructor(options: RealtimeConnectionOptions) {
+    this.#options = options;
+    this.#backoff = options.reconnect === false ? false : { ...DEFAULT_BACKOFF, ...options.reconnect };
+  }
+
+  /** `idle` → `connecting` → `open` ⇄ `reconnecting` → `closed`. */
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  /** The transport's kind: `ws`, `tcp` or `udp`. */
+  get transport(): RealtimeTransport['kind'] {
+    return this.#options.transport.kind;
+  }
+
+  /** Listens to `open`, `reconnecting`, `push` or `close`; answers the unsubscribe function. */
+  on<E extends keyof ConnectionEvents>(event: E, listener: (payload: ConnectionEvents[E]) => void): () => void {
+    return this.#events.on(event, listener);
+  }
+
+  /** Opens the first link; rejects (and closes) when that fails. */
+  async open(): Promise<void> {
+    if (this.#state !== 'idle') throw new PortcullisClientError('unexpected_response', 'the connection was already opened');
+    this.#state = 'connecting';
+    try {
+      await this.#openLink(undefined);
+    } catch (error) {
+      const failure = asClientError(error);
+      this.#finish(failure);
+      throw failure;
+    }
+    this.#opened(false);
+  }
+
+  /** Sends a request to `gate` of `portal` and resolves with the reply's `data`. */
+  request<T = unknown>(portal: string, gate: string, data?: unknown, options: RequestOptions = {}): Promise<T> {
+    if (this.#state === 'closed' || this.#state === 'idle') {
+      return Promise.reject(new PortcullisClientError('connection_closed', `the connection is ${this.#state}`));
+    }
+    const frame = { id: this.#nextId++, portal, gate, data: data ?? null };
+    const { entry, reply } = this.#pending.add(frame, options.timeoutMs ?? this.#options.requestTimeoutMs ?? 10_000, options.signal);
+    if (this.#credentialStale()) this.#relink(undefined);
+    else this.#send(entry);
+    return reply as Promise<T>;
+  }
+
+  /** Closes the connection for good; pending requests reject with `connection_closed`. */
+  close(): void {
+    this.#finish(undefined);
+  }
+
+  async #openLink(refused: string | null | undefined): Promise<void> {
+    const { credential: kind, credentials, transport } = this.#options;
+    let token: string | null = null;
+    if (kind !== 'none') token = refused ? await credentials.renewCredential(kind, refused) : await credentials.credential(kind);
+    const generation = ++this.#generation;
+    const sink = {
+      frame: (frame: InboundFrame) => { if (generation === this.#generation) this.#onFrame(frame); },
+      closed: (info: LinkClosed) => { if (generation === this.#generation) this.#onLinkClosed(info); },
+    };
+    const request = { baseUrl: this.#options.baseUrl, handshakeTimeoutMs: this.#options.handshakeTimeoutMs ?? 5_000 };
+    let link: RealtimeLink;
+    try {
+      link = await transport.open({ ...request, credential: token }, sink);
+    } catch (error) {
+      if (kind === 'none' || token === null || !isPortcullisClientError(error, 'unauthorized', 'invalid_token')) throw error;
+      token = await credentials.renewCredential(kind, token);
+      link = await transport.open({ ...request, credential: token }, sink);
+    }
+    if (this.#isClosed() || generation !== this.#generation) {
+      link.close();
+      throw new PortcullisClientError('connection_closed', 'the connection was closed while connecting');
+    }
+    this.#link = link;
+    this.#linkToken = token;
+  }
+
+  #opened(reconnected: boolean): void {
+    this.#state = 'open';
+    this.#events.emit('open', { reconnected });
+    for (const entry of this.#pending.all()) if (!entry.sent) this.#send(entry);
+  }
+
+  #send(entry: PendingRequest): void {
+    if (this.#state !== 'open' || this.#link === undefined) return;
+    try {
+      this.#link.send(entry.frame);
+      entry.sent = true;
+    } catch (error) {
+      entry.reject(asClientError(error));
+    }
+  }
+
+  #credentialStale(): boolean {
+    const kind = this.#options.credential;
+    return this.#state === 'open' && kind !== 'none' && this.#options.credentials.peekCredential(kind) !== this.#linkToken;
+  }
+
+  #onFrame(frame: InboundFrame): void {
+    if (typeof frame['type'] === 'string') {
+      if (frame['type'] !== 'auth') this.#events.emit('push', frame);
+      return;
+    }
+    if (typeof frame['id'] !== 'number' || typeof frame['ok'] !== 'boolean') {
+      this.#events.emit('push', frame);
+      return;
+    }
+    const entry = this.#pending.get(frame['id']);
+    if (entry === undefined) return;
+    if (frame['ok']) return entry.resolve(frame['data']);
+    const error = errorFromReply(frame);
+    if (this.#retriesRefusal(entry, error)) {
+      entry.retried = true;
+      entry.sent = false;
+      this.#relink(this.#linkToken ?? undefined);
+      return;
+    }
+    entry.reject(error);
+  }
+
+  /** UDP has no connection that a revocation or restart could close, so a refused session is renewed once per request. */
+  #retriesRefusal(entry: PendingRequest, error: PortcullisClientError): boolean {
+    return error.code === 'unauthorized' && !entry.retried && this.transport === 'udp' && this.#linkToken !== null;
+  }
+
+  #onLinkClosed(info: LinkClosed): void {
+    this.#link = undefined;
+    this.#pending.rejectAll(info.error ?? new PortcullisClientError('connection_closed', 'the connection dropped before the reply'), (e) => e.sent);
+    if (this.#isClosed()) return;
+    if (this.#backoff === false) return this.#finish(info.error ?? new PortcullisClientError('connection_closed', 'the server closed the connection'));
+    void this.#reconnect(info.refused ? (this.#linkToken ?? undefined) : undefined, !info.refused);
+  }
+
+  /** Replaces the link at once, e.g. with a renewed credential. */
+  #relink(refused: string | undefined): void {
+    if (this.#state !== 'open') return;
+    const link = this.#link;
+    this.#link = undefined;
+    this.#generation++;
+    link?.close();
+    const resend = this.transport === 'udp';
+    this.#pending.rejectAll(new PortcullisClientError('connection_closed', 'the connection was renewed before the reply'), (e) => e.sent && !resend);
+    for (const entry of this.#pending.all()) entry.sent = false;
+    void this.#reconnect(refused, false);
+  }
+
+  async #reconnect(refused: string | undefined, wait: boolean): Promise<void> {
+    this.#state = 'reconnecting';
+    const backoff = this.#backoff === false ? { ...DEFAULT_BACKOFF, maxAttempts: 1 } : this.#backoff;
+    let lastError: PortcullisClientError | undefined;
+    for (let attempt = 0; attempt < backoff.maxAttempts; attempt++) {
+      const delayMs = attempt === 0 && !wait ? 0 : backoffDelay(attempt, backoff);
+      this.#events.emit('reconnecting', { attempt: attempt + 1, delayMs, ...(lastError ? { error: lastError } : {}) });
+      await this.#sleep(delayMs);
+      if (this.#isClosed()) return;
+      try {
+        await this.#openLink(refused);
+        return this.#opened(true);
+      } catch (error) {
+        lastError = asClientError(error);
+        refused = undefined;
+        if (this.#isClosed()) return;
+        if (FATAL.has(lastError.code)) return this.#finish(lastError);
+      }
+    }
+    this.#finish(lastError ?? new PortcullisClientError('connection_closed', 'could not reconnect'));
+  }
+
+  #isClosed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.#wake = undefined; resolve(); }, ms);
+      this.#wake = () => { clearTimeout(timer); this.#wake = undefined; resolve(); };
+    });
+  }
+
+  #finish(error: PortcullisClientError | undefined): void {
+    if (this.#isClosed()) return;
+    this.#state = 'closed';
+    this.#generation++;
+    this.#wake?.();
+    this.#link?.close();
+    this.#link = undefined;
+    this.#pending.rejectAll(error ?? new PortcullisClientError('connection_closed', 'the connection was closed'));
+    this.#events.emit('close', error ? { error } : {});
+  }
+}
+
+function asClientError(error: unknown): PortcullisClientError {
+  return error instanceof PortcullisClientError
+    ? error
+    : new PortcullisClientError('network_error', 'the connection failed', { cause: error });
+}

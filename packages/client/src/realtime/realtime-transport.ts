@@ -1,0 +1,70 @@
+/**
+ * The seam between the transport-neutral {@link RealtimeConnection} and one
+ * transport (WebSocket, TCP, UDP). A transport opens authenticated links; the
+ * connection does ids, timeouts, push events and reconnects.
+ */
+import type { PortcullisClientError } from '../errors/portcullis-client-error.js';
+
+/** A request frame of the real-time contract (`token` only on UDP). */
+export interface RequestFrame {
+  readonly id: number;
+  readonly portal: string;
+  readonly gate: string;
+  readonly data: unknown;
+}
+
+/** Any JSON object the server sent after the handshake. */
+export type InboundFrame = Readonly<Record<string, unknown>>;
+
+/** Why a link ended. */
+export interface LinkClosed {
+  /** The server refused the credential after the link was up (WebSocket close 4401, a late auth refusal). */
+  readonly refused: boolean;
+  /** WebSocket close code, when there was one. */
+  readonly closeCode?: number;
+  readonly error?: PortcullisClientError;
+}
+
+/** Where a link delivers what it receives. */
+export interface LinkSink {
+  frame(frame: InboundFrame): void;
+  closed(info: LinkClosed): void;
+}
+
+/** What a link is opened with. */
+export interface LinkRequest {
+  /** The session token or JWT, or `null` for an anonymous connection. */
+  readonly credential: string | null;
+  /** The client's HTTP base address, for transports that derive their address from it. */
+  readonly baseUrl: string;
+  /** How long the connect and auth handshake may take. */
+  readonly handshakeTimeoutMs: number;
+}
+
+/** One open, authenticated link. */
+export interface RealtimeLink {
+  /** Sends one request; throws a `PortcullisClientError` when it cannot be sent (too large, link closed). */
+  send(frame: RequestFrame): void;
+  /** The reply to `id` arrived or its caller gave up: stop any retransmission. */
+  settle(id: number): void;
+  /** Closes the link; `closed` is not reported for a close asked for here. */
+  close(): void;
+}
+
+/**
+ * A way to reach the server's real-time endpoint.
+ *
+ * `open` resolves once the server accepted the credential, and rejects with a
+ * `PortcullisClientError`: `unauthorized` (or another server code) when the
+ * credential was refused, `network_error`, `timeout` or `connection_closed`
+ * when the server could not be reached.
+ *
+ * @example
+ * ```ts
+ * const conn = await client.connect({ transport: webSocketTransport() });
+ * ```
+ */
+export interface RealtimeTransport {
+  readonly kind: 'ws' | 'tcp' | 'udp';
+  open(request: LinkRequest, sink: LinkSink): Promise<RealtimeLink>;
+}

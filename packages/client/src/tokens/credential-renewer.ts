@@ -1,0 +1,122 @@
+import { isPortcullisClientError, PortcullisClientError } from '../errors/portcullis-client-error.js';
+import type { AuthApi } from '../http/auth-api.js';
+import type { RefreshResult, SessionTokens } from '../http/auth-responses.js';
+import type { CredentialSource } from '../realtime/connection-types.js';
+import { SingleFlight } from '../util/single-flight.js';
+import type { TokenKeeper } from './token-keeper.js';
+
+/** Codes that mean "this token is no good" (as opposed to "the server could not be asked"). */
+export const TOKEN_REFUSED = ['invalid_token', 'unauthorized'] as const;
+
+/**
+ * Renews a client's tokens, each kind single-flight: a session through its
+ * refresh token, else a re-upgrade; a JWT through its refresh token, else the
+ * `reauthenticate` hook. `PortcullisClient` exposes it; it is its own file so
+ * the renewal order can be read in one place.
+ *
+ * @example
+ * ```ts
+ * const renewer = new CredentialRenewer(api, keeper, async () => api.loginWithUsername(u, p));
+ * const token = await renewer.credential('session'); // refreshes or upgrades if needed
+ * ```
+ */
+export class CredentialRenewer implements CredentialSource {
+  readonly #flight = new SingleFlight<string>();
+
+  constructor(
+    private readonly api: AuthApi,
+    private readonly keeper: TokenKeeper,
+    private readonly reauthenticate: (() => Promise<unknown>) | undefined,
+  ) {}
+
+  refresh(kind: 'session' | 'login'): Promise<RefreshResult> {
+    return this.#flight.run(`refresh:${kind}`, async () => {
+      const held = this.keeper.held;
+      const token = kind === 'session' ? held.session?.refreshToken : held.login?.refreshToken;
+      if (token === undefined) throw new PortcullisClientError('not_authenticated', `no ${kind} refresh token is held`);
+      let result: RefreshResult;
+      try {
+        result = await this.api.refresh(token);
+      } catch (error) {
+        if (isPortcullisClientError(error, ...TOKEN_REFUSED)) this.#forget(kind, token);
+        throw error;
+      }
+      if (result.kind === 'session') this.keeper.setSession(result.tokens);
+      else this.keeper.setLogin(result.tokens);
+      return result;
+    });
+  }
+
+  upgrade(): Promise<SessionTokens> {
+    return this.#flight.run('upgrade', async () => {
+      const jwt = await this.credential('jwt');
+      let session: SessionTokens;
+      try {
+        session = await this.api.upgrade(jwt);
+      } catch (error) {
+        if (isPortcullisClientError(error, ...TOKEN_REFUSED)) this.keeper.dropJwtAccess(jwt);
+        throw error;
+      }
+      this.keeper.dropJwtAccess(jwt);
+      this.keeper.setSession(session);
+      return session;
+    });
+  }
+
+  async credential(kind: 'session' | 'jwt'): Promise<string> {
+    return this.peekCredential(kind) ?? (kind === 'session' ? this.#renewSession() : this.#renewJwt());
+  }
+
+  async renewCredential(kind: 'session' | 'jwt', refused: string): Promise<string> {
+    const current = this.peekCredential(kind);
+    if (current !== undefined && current !== refused) return current;
+    if (kind === 'session') return this.#renewSession();
+    this.keeper.dropJwtAccess(refused);
+    return this.#renewJwt();
+  }
+
+  peekCredential(kind: 'session' | 'jwt'): string | undefined {
+    return kind === 'session' ? this.keeper.usableSession() : this.keeper.usableJwt();
+  }
+
+  #renewSession(): Promise<string> {
+    return this.#flight.run('renew:session', async () => {
+      if (this.keeper.usableSessionRefresh() !== undefined) {
+        const renewed = await this.#tryRefresh('session');
+        if (renewed?.kind === 'session') return renewed.tokens.accessToken;
+      }
+      this.keeper.setSession(undefined);
+      return (await this.upgrade()).accessToken;
+    });
+  }
+
+  #renewJwt(): Promise<string> {
+    return this.#flight.run('renew:jwt', async () => {
+      if (this.keeper.usableJwtRefresh() !== undefined) {
+        const renewed = await this.#tryRefresh('login');
+        if (renewed?.kind === 'login') return renewed.tokens.accessToken;
+      }
+      if (this.reauthenticate !== undefined) {
+        await this.reauthenticate();
+        const token = this.keeper.usableJwt();
+        if (token !== undefined) return token;
+      }
+      throw new PortcullisClientError('not_authenticated', 'no usable token is held; log in again');
+    });
+  }
+
+  async #tryRefresh(kind: 'session' | 'login'): Promise<RefreshResult | undefined> {
+    try {
+      return await this.refresh(kind);
+    } catch (error) {
+      if (isPortcullisClientError(error, ...TOKEN_REFUSED)) return undefined;
+      throw error;
+    }
+  }
+
+  #forget(kind: 'session' | 'login', refreshToken: string): void {
+    const held = this.keeper.held;
+    if (kind === 'session' && held.session?.refreshToken === refreshToken) this.keeper.setSession(undefined);
+    if (kind === 'login' && held.login?.refreshToken === refreshToken) this.keeper.setLogin(undefined);
+  }
+}

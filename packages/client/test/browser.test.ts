@@ -1,0 +1,86 @@
+/**
+ * The client in a real browser: headless Chromium from Debian's `chromium`
+ * package, driven by playwright-core (no browser download), loads a page served
+ * by the example server that signs up, logs in, upgrades, connects over
+ * WebSocket (auth frame) and calls `move`. Without chromium the suite is skipped
+ * loudly outside CI and fails under CI.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGameServer, type RunningGameServer } from './support/game-server-harness.js';
+import { serveClientPage } from './support/static-client-route.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const inCi = /^(?!(?:0|false|no)?$)/i.test(process.env.CI?.trim() ?? '');
+const hasPlaywright = (() => {
+  try {
+    createRequire(import.meta.url).resolve('playwright-core');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const runnable = existsSync(CHROMIUM) && hasPlaywright;
+
+if (!runnable && !inCi) {
+  const bar = '!'.repeat(78);
+  const missing = [!existsSync(CHROMIUM) && `${CHROMIUM} (apt-get install -y chromium)`, !hasPlaywright && 'playwright-core (devDependency)'].filter(Boolean);
+  console.warn(['', bar, `!! browser test SKIPPED: missing ${missing.join(' and ')}`.padEnd(75) + ' !!', '!! under CI this suite fails instead.'.padEnd(75) + ' !!', bar, ''].join('\n'));
+}
+
+describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
+  let server: RunningGameServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    const build = spawnSync(process.execPath, [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'packages/client'], { cwd: ROOT, encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`tsc -b packages/client failed:\n${build.stdout}${build.stderr}`);
+    server = await startGameServer({ beforeListen: (game) => serveClientPage(game.httpServer) });
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('signs up, logs in, upgrades, connects over WebSocket and shows the move result', async () => {
+    const page = await browser.newPage();
+    const urls: string[] = [];
+    const firstFrames: string[] = [];
+    const diagnostics: string[] = [];
+    page.on('console', (message) => diagnostics.push(`console.${message.type()}: ${message.text()}`));
+    page.on('pageerror', (error) => diagnostics.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => diagnostics.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    page.on('response', (response) => { if (response.status() >= 400) diagnostics.push(`HTTP ${response.status()}: ${response.url()}`); });
+    page.on('request', (request) => urls.push(request.url()));
+    page.on('websocket', (ws) => {
+      urls.push(ws.url());
+      ws.on('framesent', ({ payload }) => { if (firstFrames.length === 0) firstFrames.push(String(payload)); });
+    });
+    await page.goto(`${server.baseUrl}/client-demo.html`);
+    const result = page.locator('#result');
+    await page.waitForFunction(() => document.querySelector('#result')?.getAttribute('data-state') !== 'running', null, { timeout: 15_000 })
+      .catch(() => undefined);
+    expect(await result.getAttribute('data-state'), `${await result.textContent()}\n${diagnostics.join('\n')}`).toBe('done');
+    const shown = JSON.parse((await result.textContent()) ?? '{}') as { moved: { x: number; y: number; by: string }; transport: string; expirationIsDate: boolean };
+    expect(shown.moved).toMatchObject({ x: 7, y: 9 });
+    expect(shown.moved.by).toMatch(/^[0-9a-f-]{36}$/);
+    expect(shown).toMatchObject({ transport: 'ws', expirationIsDate: true });
+    expect(JSON.parse(firstFrames[0] ?? '{}')).toMatchObject({ type: 'auth' });
+    expect(urls).toEqual(expect.arrayContaining([`${server.baseUrl}/auth/signup`, `${server.baseUrl.replace('http', 'ws')}/ws`]));
+    expect(urls.filter((u) => /ey[\w-]+\.|;session|%3Bsession/.test(u))).toEqual([]);
+    await page.close();
+  });
+});

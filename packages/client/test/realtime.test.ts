@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PortcullisClient, PortcullisClientError, tcpTransport, udpTransport, webSocketTransport,
+  type ConnectOptions, type RealtimeConnection, type RealtimeTransport,
+} from '../src/node.js';
+import { newAccount, startGameServer, type RunningGameServer } from './support/game-server-harness.js';
+
+let server: RunningGameServer;
+beforeAll(async () => { server = await startGameServer(); });
+afterAll(async () => { await server?.stop(); });
+
+const FAST_RECONNECT = { initialDelayMs: 20, maxDelayMs: 200 };
+
+const transports: Array<[string, () => RealtimeTransport]> = [
+  ['WebSocket', () => webSocketTransport()],
+  ['WebSocket with the auth frame (as browsers do)', () => webSocketTransport({ auth: 'frame', WebSocket: (globalThis as { WebSocket?: never }).WebSocket ?? undefined })],
+  ['TCP', () => tcpTransport({ port: server.tcpPort })],
+  ['UDP', () => udpTransport({ port: server.udpPort, retryIntervalMs: 50 })],
+];
+
+async function signedUp(): Promise<{ client: PortcullisClient; id: string }> {
+  const client = new PortcullisClient({ baseUrl: server.baseUrl });
+  await client.signup(newAccount());
+  const me = (await (await client.authorizedFetch('/api/me')).json()) as { id: string };
+  return { client, id: me.id };
+}
+
+/** Resolves when the client noticed its link dropped (UDP has no link to drop). */
+function dropNoticed(conn: RealtimeConnection): Promise<void> {
+  if (conn.transport === 'udp') return Promise.resolve();
+  return new Promise((resolve) => { const off = conn.on('reconnecting', () => { off(); resolve(); }); });
+}
+
+function nextOpen(conn: RealtimeConnection): Promise<boolean> {
+  return new Promise((resolve) => { const off = conn.on('open', ({ reconnected }) => { off(); resolve(reconnected); }); });
+}
+
+describe.each(transports)('real-time over %s, against the example server', (_name, transport) => {
+  const connect = (client: PortcullisClient, options: ConnectOptions = {}) =>
+    client.connect({ transport: transport(), reconnect: FAST_RECONNECT, ...options });
+
+  it('calls move with the session token and gets the reply data, the principal id included', async () => {
+    const { client, id } = await signedUp();
+    const conn = await connect(client);
+    expect(conn.state).toBe('open');
+    await expect(conn.request('/game', 'move', { x: 3, y: 4 })).resolves.toEqual({ x: 3, y: 4, by: id });
+    await expect(conn.request('/game', 'ping')).resolves.toBe('pong');
+    conn.close();
+  });
+
+  it('matches replies to requests by id when many are in flight', async () => {
+    const { client } = await signedUp();
+    const conn = await connect(client);
+    const moves = await Promise.all(Array.from({ length: 25 }, (_, i) => conn.request<{ x: number; y: number }>('/game', 'move', { x: i, y: 100 - i })));
+    expect(moves.map((m) => [m.x, m.y])).toEqual(Array.from({ length: 25 }, (_, i) => [i, 100 - i]));
+    conn.close();
+  });
+
+  it('rejects ok:false replies with the typed error: not_found, and unauthorized for a gate the credential cannot pass', async () => {
+    const { client } = await signedUp();
+    const conn = await connect(client);
+    const missing = conn.request('/game', 'teleport', {});
+    await expect(missing).rejects.toBeInstanceOf(PortcullisClientError);
+    await expect(missing).rejects.toMatchObject({ code: 'not_found', status: undefined });
+    await expect(conn.request('/game', 'whoami')).rejects.toMatchObject({ code: 'unauthorized' });
+    conn.close();
+  });
+
+  it('carries a JWT instead for @JwtShield gates, and nothing for anonymous connections', async () => {
+    const { client, id } = await signedUp();
+    const withJwt = await connect(client, { credential: 'jwt' });
+    await expect(withJwt.request('/game', 'whoami')).resolves.toBe(id);
+    withJwt.close();
+    const anonymous = await connect(new PortcullisClient({ baseUrl: server.baseUrl }), { credential: 'none' });
+    await expect(anonymous.request('/game', 'ping')).resolves.toBe('pong');
+    // Padded: the UDP server answers an unauthenticated sender only with replies no larger than the request.
+    await expect(anonymous.request('/game', 'move', { x: 1, y: 1, pad: 'x'.repeat(40) })).rejects.toMatchObject({ code: 'unauthorized' });
+    anonymous.close();
+  });
+
+  it('times out a request that gets no reply, and close() rejects what is pending', async () => {
+    const { client } = await signedUp();
+    const conn = await connect(client);
+    const dropped = dropNoticed(conn);
+    await server.stop();
+    try {
+      await dropped;
+      await expect(conn.request('/game', 'ping', null, { timeoutMs: 150 })).rejects.toMatchObject({ code: 'timeout' });
+      const pending = conn.request('/game', 'ping', null, { timeoutMs: 5_000 });
+      conn.close();
+      await expect(pending).rejects.toMatchObject({ code: 'connection_closed' });
+      expect(conn.state).toBe('closed');
+      await expect(conn.request('/game', 'ping')).rejects.toMatchObject({ code: 'connection_closed' });
+    } finally {
+      await server.start();
+    }
+  });
+
+  it('reconnects after the server restarts (in-memory store: the session is gone) and requests work again', async () => {
+    const { client, id } = await signedUp();
+    const conn = await connect(client);
+    await expect(conn.request('/game', 'move', { x: 1, y: 1 })).resolves.toMatchObject({ by: id });
+    const lostSession = client.tokens.session?.accessToken;
+    const reopened = nextOpen(conn);
+    await server.restart();
+    // UDP has no connection to re-open: its next request renews the refused session and is sent again.
+    if (conn.transport !== 'udp') expect(await reopened).toBe(true);
+    await expect(conn.request('/game', 'move', { x: 2, y: 2 })).resolves.toEqual({ x: 2, y: 2, by: id });
+    expect(client.tokens.session?.accessToken).not.toBe(lostSession);
+    conn.close();
+  });
+
+  it('is closed by logout, which revokes the session it carried', async () => {
+    const { client } = await signedUp();
+    const conn = await connect(client);
+    const closed = new Promise((resolve) => conn.on('close', resolve));
+    await client.logout();
+    await closed;
+    expect(conn.state).toBe('closed');
+    await expect(connect(client)).rejects.toMatchObject({ code: 'not_authenticated' });
+  });
+});
+
+describe.each(transports.slice(0, 3))('server push over %s', (_name, transport) => {
+  it('delivers frames that are not replies to push listeners', async () => {
+    const { client, id } = await signedUp();
+    const conn = await client.connect({ transport: transport() });
+    const pushed = new Promise((resolve) => conn.on('push', resolve));
+    await conn.request('/game', 'ping');
+    expect(server.registry.sendToPrincipal(id, { type: 'event', data: 'match found' })).toBe(1);
+    await expect(pushed).resolves.toEqual({ type: 'event', data: 'match found' });
+    conn.close();
+  });
+});
+
+describe('reconnect when every refresh token is refused', () => {
+  it('calls reauthenticate (here: the key rotated and the in-memory accounts are gone, so it signs up again)', async () => {
+    const account = newAccount();
+    let reauthentications = 0;
+    const client = new PortcullisClient({
+      baseUrl: server.baseUrl,
+      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
+    });
+    await client.signup(account);
+    const conn = await client.connect({ reconnect: FAST_RECONNECT });
+    const reopened = nextOpen(conn);
+    await server.restart({ rotateKey: true });
+    expect(await reopened).toBe(true);
+    await expect(conn.request('/game', 'move', { x: 5, y: 5 })).resolves.toMatchObject({ x: 5, y: 5 });
+    expect(reauthentications).toBe(1);
+    conn.close();
+  });
+
+  it('without reauthenticate, closes with not_authenticated instead of retrying forever', async () => {
+    const client = new PortcullisClient({ baseUrl: server.baseUrl });
+    await client.signup(newAccount());
+    const conn = await client.connect({ reconnect: FAST_RECONNECT });
+    const closed = new Promise<{ error?: PortcullisClientError }>((resolve) => conn.on('close', resolve));
+    await server.restart({ rotateKey: true });
+    expect((await closed).error?.code).toBe('not_authenticated');
+  });
+});

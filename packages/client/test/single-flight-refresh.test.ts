@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthApi, PortcullisClient, tcpTransport } from '../src/node.js';
+import { newAccount, startGameServer, type RunningGameServer } from './support/game-server-harness.js';
+
+let server: RunningGameServer;
+beforeAll(async () => { server = await startGameServer(); });
+afterAll(async () => { await server?.stop(); });
+
+const refreshesReachingServer = () => server.hits.get('/auth/refresh') ?? 0;
+const MINUTE = 60_000;
+
+/** A client whose clock the test can move forward (the server's stays real). */
+function clientWithClock() {
+  let offsetMs = 0;
+  const client = new PortcullisClient({ baseUrl: server.baseUrl, now: () => Date.now() + offsetMs });
+  return { client, advance: (ms: number) => { offsetMs += ms; } };
+}
+
+describe('single-flight refresh, counted at the server', () => {
+  it('20 concurrent refresh() calls send exactly one POST /auth/refresh and all get its answer', async () => {
+    const { client } = clientWithClock();
+    await client.signup(newAccount());
+    await client.upgrade();
+    const before = refreshesReachingServer();
+    const results = await Promise.all(Array.from({ length: 20 }, () => client.refresh()));
+    expect(refreshesReachingServer() - before).toBe(1);
+    expect(new Set(results.map((r) => r.tokens.accessToken)).size).toBe(1);
+    expect(client.tokens.session?.accessToken).toBe(results[0]?.tokens.accessToken);
+    const conn = await client.connect();
+    await expect(conn.request('/game', 'move', { x: 1, y: 1 })).resolves.toMatchObject({ x: 1, y: 1 });
+    conn.close();
+  });
+
+  it('20 concurrent authorizedFetch calls with an expired JWT share one refresh', async () => {
+    const { client, advance } = clientWithClock();
+    await client.signup(newAccount());
+    advance(16 * MINUTE);
+    const before = refreshesReachingServer();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => client.authorizedFetch('/api/me')));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(refreshesReachingServer() - before).toBe(1);
+  });
+
+  it('20 concurrent requests on a connection whose session expired renew it once and reconnect once', async () => {
+    const { client, advance } = clientWithClock();
+    await client.signup(newAccount());
+    const conn = await client.connect({ transport: tcpTransport({ port: server.tcpPort }) });
+    const opens: boolean[] = [];
+    conn.on('open', ({ reconnected }) => opens.push(reconnected));
+    const oldSession = client.tokens.session?.accessToken;
+    advance(61 * MINUTE);
+    const before = refreshesReachingServer();
+    const moves = await Promise.all(Array.from({ length: 20 }, (_, i) => conn.request<{ x: number }>('/game', 'move', { x: i, y: 0 })));
+    expect(moves.map((m) => m.x)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(refreshesReachingServer() - before).toBe(1);
+    expect(opens).toEqual([true]);
+    expect(client.tokens.session?.accessToken).not.toBe(oldSession);
+    conn.close();
+  });
+
+  it('why it matters: two uncoordinated refreshes with one JWT refresh token end the login', async () => {
+    const client = new PortcullisClient({ baseUrl: server.baseUrl });
+    const login = await client.signup(newAccount());
+    const api = new AuthApi(server.baseUrl);
+    const outcomes = await Promise.allSettled([api.refresh(login.refreshToken), api.refresh(login.refreshToken)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const winner = outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<Awaited<ReturnType<AuthApi['refresh']>>>;
+    await expect(api.refresh(winner.value.tokens.refreshToken)).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+});
