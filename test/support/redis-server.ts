@@ -20,6 +20,8 @@ export interface RedisServer {
   readonly url: string;
   /** Stops the server (SIGTERM, SIGKILL after 2 s); the port stays reserved for {@link restart}. */
   stop(): Promise<void>;
+  /** Kills the server with SIGKILL, as a crash would; the port stays reserved for {@link restart}. */
+  kill(): Promise<void>;
   /** Starts the server again on the same port and waits until it answers. */
   restart(): Promise<void>;
 }
@@ -85,8 +87,21 @@ async function waitUntilAnswering(port: number, child: ChildProcess, timeoutMs =
   throw new Error(`redis-server on port ${port} did not answer within ${timeoutMs} ms`);
 }
 
-function launch(binary: string, port: number): ChildProcess {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning', '--dir', '/tmp'];
+/** Options of {@link startRedisServer}. */
+export interface RedisServerOptions {
+  /**
+   * Keep data across {@link RedisServer.restart} and {@link RedisServer.kill}: an append-only
+   * file in this directory, fsynced on every write (as a production Redis would be configured).
+   * Default: no persistence, so a restart starts empty.
+   */
+  readonly persistDir?: string;
+}
+
+function launch(binary: string, port: number, options: RedisServerOptions): ChildProcess {
+  const persistence = options.persistDir
+    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.persistDir]
+    : ['--appendonly', 'no', '--dir', '/tmp'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no', '--loglevel', 'warning', ...persistence];
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(child);
   child.once('exit', () => live.delete(child));
@@ -94,10 +109,10 @@ function launch(binary: string, port: number): ChildProcess {
   return child;
 }
 
-async function terminate(child: ChildProcess): Promise<void> {
+async function terminate(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
   await exited;
   clearTimeout(timer);
@@ -112,12 +127,12 @@ async function terminate(child: ChildProcess): Promise<void> {
  * await redis.stop(); await redis.restart(); await redis.stop();
  * ```
  */
-export async function startRedisServer(binary = findRedisServerBinary()): Promise<RedisServer> {
+export async function startRedisServer(binary = findRedisServerBinary(), options: RedisServerOptions = {}): Promise<RedisServer> {
   if (!binary) throw new Error('redis-server binary not found (set REDIS_SERVER_BIN or install redis-server)');
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    let child = launch(binary, port);
+    let child = launch(binary, port, options);
     try {
       await waitUntilAnswering(port, child);
     } catch (error) {
@@ -129,9 +144,10 @@ export async function startRedisServer(binary = findRedisServerBinary()): Promis
       port,
       url: `redis://127.0.0.1:${port}`,
       stop: () => terminate(child),
+      kill: () => terminate(child, 'SIGKILL'),
       restart: async () => {
         await terminate(child);
-        child = launch(binary, port);
+        child = launch(binary, port, options);
         await waitUntilAnswering(port, child);
       },
     };

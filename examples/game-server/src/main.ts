@@ -1,9 +1,47 @@
 /**
- * The example game server. Until the HTTP issue lands it only validates
- * configuration and applies the key guard, so `npm start` shows what it will use.
+ * `npm start`: the example game server. Reads PORT [3000], TCP_PORT [3001],
+ * UDP_PORT [3002], HOST [127.0.0.1] and ADMIN_USERS (comma-separated usernames
+ * that get the role admin), plus the portcullis settings: this example's own
+ * svc.config.json unless SVC_CONFIG names another file, and SVC__… variables,
+ * which win. Prints where it listens.
  */
-import { consoleLoggerFactory, loadConfig, resolveSigningKey } from '@portcullis/core';
+import { fileURLToPath } from 'node:url';
+import { consoleLoggerFactory, loadConfig } from '@portcullis/core';
+import { parseAdminUsers } from './admin-users.js';
+import { createGameServer } from './game-server.js';
+import { realtimeAddressesFromEnv, startRealtime } from './realtime.js';
 
-const config = loadConfig();
-resolveSigningKey(config, consoleLoggerFactory.create('game-server'));
-console.log('portcullis example: configuration is valid; the HTTP and socket servers arrive with their issues.');
+const exampleConfig = fileURLToPath(new URL('../svc.config.json', import.meta.url));
+
+function port(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`${name} must be a port number (0-65535), got ${JSON.stringify(value)}`);
+  return n;
+}
+
+try {
+  const server = await createGameServer({
+    config: loadConfig({ env: { SVC_CONFIG: exampleConfig, ...process.env } }),
+    port: port(process.env.PORT, 3000, 'PORT'),
+    host: process.env.HOST || '127.0.0.1',
+    adminUsers: parseAdminUsers(process.env.ADMIN_USERS),
+    loggers: consoleLoggerFactory,
+  });
+  const { http } = await server.listen();
+  const realtime = await startRealtime(server.container, server.httpServer, realtimeAddressesFromEnv(process.env));
+  const { host, tcpPort, udpPort } = realtime.addresses;
+  console.log(`portcullis example game server
+  HTTP       ${http}  (POST /auth/signup, /auth/login/unamepwd, /auth/upgrade; GET /api/me)
+  WebSocket  ${http.replace(/^http/, 'ws')}/ws
+  TCP        ${host}:${tcpPort}
+  UDP        ${host}:${udpPort}`);
+  const stop = () => {
+    void realtime.close().then(() => server.close()).then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+} catch (error) {
+  console.error(`portcullis example: cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

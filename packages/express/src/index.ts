@@ -1,4 +1,29 @@
 /**
- * @portcullis/express — filled in by its issue.
+ * @portcullis/express — the express 5 adapter: controller decorators mounted
+ * through tsyringe, shields enforced by core's `ShieldEnforcer`, the seed's
+ * error formats and challenge writer, caller helpers, plain middleware, and the
+ * abstract `JwtAuthController` with every `/auth` route.
  */
-export {};
+import 'reflect-metadata';
+export { Controller } from './routing/controller.decorator.js';
+export { Delete, Get, Patch, Post, Put } from './routing/route.decorators.js';
+export {
+  CONTROLLER_METADATA, ROUTES_METADATA, readControllerPrefix, readControllerRoutes,
+  type ControllerRoute, type HttpMethod, type RouteDefinition,
+} from './routing/route-metadata.js';
+export { createPortcullisApp, mountControllers, type ControllerClass, type PortcullisAppOptions } from './mount/mount-controllers.js';
+export { HttpRuntime, type PortcullisHttpOptions } from './mount/http-runtime.js';
+export { authorize, jwtShield, sessionShield, shield, type ShieldMiddlewareOptions } from './middleware/shield-middleware.js';
+export {
+  CHALLENGE_WRITER, respondRefusal,
+  type ChallengeCode, type ChallengeContext, type ChallengeWriter, type RefusalFormat,
+} from './http/refusal-responder.js';
+export { HTTP_ERROR_TABLE, httpErrorFor, type HttpErrorMapping } from './http/http-status-table.js';
+export { portcullisErrorHandler, sendError, sendPortcullisError } from './http/error-handler.js';
+export { DEFAULT_BODY_LIMIT, jsonBody } from './http/json-body.js';
+export { clientIp, principalId, principalName } from './http/caller-helpers.js';
+export { authContextOf, getPrincipal } from './http/request-auth.js';
+export { authContextFromRequest, bearerCredential, connectionClientId } from './http/auth-context-builder.js';
+export { JwtAuthController, upgradeResponse, type LoginResponse, type UpgradeResponse } from './auth/jwt-auth-controller.js';
+export type { UpgradeContext } from './auth/upgrade-context.js';
+export { SessionOrJwtAuth } from './auth/session-or-jwt-auth.js';

@@ -12,6 +12,9 @@ import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { resolveSigningKey } from '../key/key-guard.js';
 import { consoleLoggerFactory, type LoggerFactory } from '../logging/logger.js';
 import { PasswordHasher } from '../password/password-hasher.js';
+import { ConnectionAuthenticator } from '../realtime/connection-authenticator.js';
+import { ConnectionRegistry } from '../realtime/connection-registry.js';
+import { GateDispatcher } from '../realtime/gate-dispatcher.js';
 import { registerSessionServices } from '../session/register-session-services.js';
 import { PORTCULLIS_CONTAINER } from '../shield/container-token.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
@@ -47,7 +50,9 @@ export interface PortcullisRegistration {
  * guard), the password hasher and the shield enforcer. With `svc:security:mode = jwt`
  * it also registers `JwtAuth`, `SessionAuth`, `JwtTokenValidator`, `JwtTokenIssuer`,
  * `AccessTokenIssuer` (also as {@link I_ACCESS_TOKEN_ISSUER}), `TokenSessionSync`,
- * the lockout store and the login service with its account store. Throws the key
+ * the lockout store, the login service with its account store, and one
+ * `GateDispatcher` and `ConnectionRegistry` shared by every transport (so server push
+ * reaches connections on all of them). Throws the key
  * guard's error in production with a weak key, before anything listens.
  *
  * @example
@@ -78,6 +83,9 @@ export function registerPortcullis(container: DependencyContainer, options: Port
   const stores = registerSessionServices(container, options.stores);
   container.registerSingleton(JwtAuth);
   container.registerSingleton(SessionAuth);
+  container.registerSingleton(ConnectionAuthenticator);
+  container.registerSingleton(GateDispatcher);
+  container.registerSingleton(ConnectionRegistry);
   registerAccountServices(container);
   return { config, stores, close: () => stores.close() };
 }

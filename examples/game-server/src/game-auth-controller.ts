@@ -1,0 +1,55 @@
+/**
+ * The example's `/auth` controller: every route of `JwtAuthController`, with the
+ * seed's hooks overridden to show where a game plugs in.
+ */
+import {
+  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, TokenSessionSync,
+  type Account, type LoggerFactory, type UpgradeResult,
+} from '@portcullis/core';
+import { Controller, JwtAuthController, type UpgradeContext } from '@portcullis/express';
+import type { Request } from 'express';
+import { inject, injectable } from 'tsyringe';
+import { ADMIN_USERS } from './admin-users.js';
+
+/**
+ * `/auth` for the game: usernames in `ADMIN_USERS` get the role `admin`; upgrades
+ * are logged, which is where a game would create the player's session.
+ *
+ * @example
+ * ```ts
+ * mountControllers(app, container, [GameAuthController]);
+ * ```
+ */
+@injectable()
+@Controller('/auth')
+export class GameAuthController extends JwtAuthController {
+  constructor(
+    validator: JwtTokenValidator,
+    loginService: LoginService,
+    sessions: TokenSessionSync,
+    issuer: JwtTokenIssuer,
+    auth: JwtAuth,
+    @inject(LOGGER_FACTORY) loggers: LoggerFactory,
+    @inject(ADMIN_USERS) private readonly admins: ReadonlySet<string>,
+  ) {
+    super(validator, loginService, sessions, issuer, auth, loggers);
+  }
+
+  override async getClaimsForLogin(account: Account, request: Request): Promise<Record<string, unknown>> {
+    const claims = await super.getClaimsForLogin(account, request);
+    return { ...claims, role: this.admins.has(account.username.toLowerCase()) ? ['player', 'admin'] : ['player'] };
+  }
+
+  override onUpgrade(ctx: UpgradeContext, clientId: string): UpgradeContext {
+    this.log.info('upgrade requested', { clientId, player: ctx.principal?.id });
+    return ctx;
+  }
+
+  override onUpgradeSuccess(ctx: UpgradeContext, clientId: string, result: UpgradeResult): void {
+    this.log.info('player session opened', { clientId, player: result.principal.id, until: result.accessExpiration.toISOString() });
+  }
+
+  override onUpgradeFailed(ctx: UpgradeContext, clientId: string): void {
+    this.log.info('upgrade refused', { clientId, address: ctx.remoteAddress });
+  }
+}

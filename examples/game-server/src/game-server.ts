@@ -1,0 +1,82 @@
+/**
+ * The example game server, as a function: configuration in, an HTTP server and
+ * its container out. The real-time `/game` portal (WebSocket, TCP, UDP) attaches
+ * to the same container and HTTP server.
+ */
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { consoleLoggerFactory, loadConfig, type LoggerFactory, type PortcullisConfig } from '@portcullis/core';
+import { createPortcullisApp } from '@portcullis/express';
+import type { Express } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { ADMIN_USERS } from './admin-users.js';
+import { ApiController } from './api-controller.js';
+import { GameAuthController } from './game-auth-controller.js';
+import { createPortcullisContainer } from './portcullis-container.js';
+
+/** What {@link createGameServer} needs; `main.ts` fills it from the environment. */
+export interface GameServerOptions {
+  /** Configuration; default `loadConfig()` (svc.config.* and `SVC__…` variables). */
+  readonly config?: PortcullisConfig;
+  /** HTTP (and WebSocket) port; 0 picks a free one. Default 3000. */
+  readonly port?: number;
+  /** Address to listen on. Default 127.0.0.1. */
+  readonly host?: string;
+  /** Usernames (lower-cased) that get the role `admin`. */
+  readonly adminUsers?: ReadonlySet<string>;
+  /** express `trust proxy`; default false. */
+  readonly trustProxy?: boolean | number | string | string[];
+  readonly loggers?: LoggerFactory;
+}
+
+/** A built, not yet listening, game server. */
+export interface GameServer {
+  readonly config: PortcullisConfig;
+  readonly container: DependencyContainer;
+  readonly app: Express;
+  /** The HTTP server; transports attach their WebSocket upgrade handler to it. */
+  readonly httpServer: Server;
+  /** Starts listening; answers the HTTP base URL. */
+  listen(): Promise<{ readonly http: string }>;
+  /** Stops listening and closes the stores. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the game server: `/auth` (GameAuthController), `/api/me`, `/api/token`, `/api/admin`.
+ *
+ * @example
+ * ```ts
+ * const server = await createGameServer({ port: 0, adminUsers: new Set(['ada']) });
+ * const { http } = await server.listen();
+ * ```
+ */
+export async function createGameServer(options: GameServerOptions = {}): Promise<GameServer> {
+  const config = options.config ?? loadConfig();
+  const loggers = options.loggers ?? consoleLoggerFactory;
+  const { container, close: closeStores } = await createPortcullisContainer(config, loggers);
+  container.register(ADMIN_USERS, { useValue: options.adminUsers ?? new Set() });
+  const app = createPortcullisApp(container, { controllers: [GameAuthController, ApiController], trustProxy: options.trustProxy ?? false });
+  const httpServer = createServer(app);
+  return {
+    config,
+    container,
+    app,
+    httpServer,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => {
+          httpServer.off('error', reject);
+          const { address, port, family } = httpServer.address() as AddressInfo;
+          resolve({ http: `http://${family === 'IPv6' ? `[${address}]` : address}:${port}` });
+        });
+      }),
+    close: async () => {
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await closeStores();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The example's `/game` portal on all three transports, as `npm start` serves it:
+ * ping open, move with a session token, whoami with a JWT.
+ */
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JwtTokenIssuer, loadConfig, silentLoggerFactory, TokenSessionSync } from '@portcullis/core';
+import { connectTcp, connectUdp, connectWs, type RealtimeClient } from '../../../test/conformance/support/test-clients.js';
+import { createGameServer, type GameServer } from '../src/game-server.js';
+import { realtimeAddressesFromEnv, startRealtime, type RealtimeServers } from '../src/realtime.js';
+
+describe('example game server: /game on WebSocket, TCP and UDP', () => {
+  let server: GameServer;
+  let realtime: RealtimeServers;
+  let connect: Record<string, (token?: string) => Promise<RealtimeClient>>;
+  let jwt: (sub: string) => string;
+  let session: (sub: string) => Promise<string>;
+
+  beforeAll(async () => {
+    const config = loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: Buffer.alloc(32, 3).toString('base64') } } } });
+    server = await createGameServer({ config, port: 0, loggers: silentLoggerFactory });
+    const { http } = await server.listen();
+    realtime = await startRealtime(server.container, server.httpServer, { host: '127.0.0.1', tcpPort: 0, udpPort: 0 });
+    const issuer = server.container.resolve(JwtTokenIssuer);
+    const sessions = server.container.resolve(TokenSessionSync);
+    jwt = (sub) => issuer.issueLoginPair(sub).accessToken;
+    session = async (sub) => (await sessions.upgrade(jwt(sub))).accessToken;
+    const wsUrl = `${http.replace(/^http/, 'ws')}/ws`;
+    connect = {
+      ws: (token) => connectWs(wsUrl, token),
+      tcp: (token) => connectTcp(realtime.addresses.tcpPort, token),
+      udp: (token) => connectUdp(realtime.addresses.udpPort, token),
+    };
+  });
+  afterAll(async () => {
+    await realtime.close();
+    await server.close();
+  });
+
+  it('reads HOST, TCP_PORT and UDP_PORT with the documented defaults', () => {
+    expect(realtimeAddressesFromEnv({})).toEqual({ host: '127.0.0.1', tcpPort: 3001, udpPort: 3002 });
+    expect(realtimeAddressesFromEnv({ HOST: '0.0.0.0', TCP_PORT: '4001', UDP_PORT: '4002' })).toEqual({ host: '0.0.0.0', tcpPort: 4001, udpPort: 4002 });
+    expect(() => realtimeAddressesFromEnv({ TCP_PORT: 'http' })).toThrow(/TCP_PORT/);
+  });
+
+  it.each(['ws', 'tcp', 'udp'])('%s: ping, move and whoami answer as SPEC.md says', async (name) => {
+    const open = connect[name]!;
+    const anonymous = await open();
+    expect(await anonymous.request('/game', 'ping')).toMatchObject({ ok: true, data: 'pong' });
+    expect(await anonymous.request('/game', 'move', { x: 1, y: 2 })).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    const withSession = await open(await session('player-1'));
+    expect(await withSession.request('/game', 'move', { x: 1, y: 2 })).toMatchObject({ ok: true, data: { x: 1, y: 2, by: 'player-1' } });
+    const withJwt = await open(jwt('player-2'));
+    expect(await withJwt.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'player-2' });
+    expect(await withJwt.request('/game', 'move', { x: 1, y: 2 })).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    await Promise.all([anonymous.close(), withSession.close(), withJwt.close()]);
+  });
+});

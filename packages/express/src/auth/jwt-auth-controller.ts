@@ -1,0 +1,216 @@
+/**
+ * The seed's JWT authentication controller: signup, login, refresh, upgrade and
+ * logout at `/auth`, with the customisation hooks of the seed.
+ */
+import {
+  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SESSION_TOKEN_SUFFIX,
+  Shield, TokenError, TokenSessionSync,
+  type Account, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
+} from '@portcullis/core';
+import type { Request, Response } from 'express';
+import { inject } from 'tsyringe';
+import { bearerCredential } from '../http/auth-context-builder.js';
+import { clientIp } from '../http/caller-helpers.js';
+import { authContextOf } from '../http/request-auth.js';
+import { Controller } from '../routing/controller.decorator.js';
+import { Post } from '../routing/route.decorators.js';
+import { jsonObjectBody, requiredString } from './request-body.js';
+import { SessionOrJwtAuth } from './session-or-jwt-auth.js';
+import type { UpgradeContext } from './upgrade-context.js';
+
+/** The login response: a JWT access token and a JWT refresh token. */
+export interface LoginResponse {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+}
+
+/** The upgrade response: a session token pair and its expirations (ISO 8601 UTC). */
+export interface UpgradeResponse extends LoginResponse {
+  readonly accessExpiration: string;
+  readonly refreshExpiration: string;
+}
+
+/** The wire form of an upgrade (or session refresh) result. */
+export function upgradeResponse(result: UpgradeResult): UpgradeResponse {
+  return {
+    accessToken: result.accessToken,
+    refreshToken: result.refreshToken,
+    accessExpiration: result.accessExpiration.toISOString(),
+    refreshExpiration: result.refreshExpiration.toISOString(),
+  };
+}
+
+const invalidToken = (message: string) => new PortcullisError('invalid_token', message);
+
+/**
+ * Extend it, decorate the subclass with nothing or its own `@Controller`, and
+ * mount it: every route of SPEC.md's HTTP table is inherited. Constructed by
+ * tsyringe with the seed's six services; the "auth service" is `JwtAuth`, the
+ * same check `@JwtShield` makes, which the upgrade applies to the presented JWT
+ * before any hook runs.
+ *
+ * @example
+ * ```ts
+ * class GameAuthController extends JwtAuthController {
+ *   override getClaimsForLogin(account: Account, request: Request) {
+ *     return { ...super.getClaimsForLogin(account, request), role: admins.has(account.username) ? 'admin' : 'player' };
+ *   }
+ *   override async onUpgradeSuccess(ctx: UpgradeContext, clientId: string, result: UpgradeResult) {
+ *     await players.load(result.principal.id);
+ *   }
+ * }
+ * mountControllers(app, container, [GameAuthController]);
+ * ```
+ */
+@Controller('/auth')
+export abstract class JwtAuthController {
+  protected readonly log: Logger;
+
+  constructor(
+    protected readonly validator: JwtTokenValidator,
+    protected readonly loginService: LoginService,
+    protected readonly sessions: TokenSessionSync,
+    protected readonly issuer: JwtTokenIssuer,
+    protected readonly auth: JwtAuth,
+    @inject(LOGGER_FACTORY) loggers: LoggerFactory,
+  ) {
+    this.log = loggers.create('portcullis:auth');
+  }
+
+  /** `POST /auth/signup` `{email, username, password, captchaToken?}` → 201 login response. */
+  @Post('/signup')
+  async signup(req: Request, res: Response): Promise<LoginResponse> {
+    const body = jsonObjectBody(req);
+    const account = await this.loginService.signup(
+      { email: body.email as string, username: body.username as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
+      { remoteAddress: clientIp(req) },
+    );
+    const response = await this.loginResponse(account, req);
+    res.status(201);
+    return response;
+  }
+
+  /** `POST /auth/login/emailpwd` `{email, password, captchaToken?}` → 200 login response. */
+  @Post('/login/emailpwd')
+  async loginWithEmail(req: Request): Promise<LoginResponse> {
+    const body = jsonObjectBody(req);
+    const account = await this.loginService.loginWithEmail(
+      { email: body.email as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
+      { remoteAddress: clientIp(req) },
+    );
+    return this.loginResponse(account, req);
+  }
+
+  /** `POST /auth/login/unamepwd` `{username, password, captchaToken?}` → 200 login response. */
+  @Post('/login/unamepwd')
+  async loginWithUsername(req: Request): Promise<LoginResponse> {
+    const body = jsonObjectBody(req);
+    const account = await this.loginService.loginWithUsername(
+      { username: body.username as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
+      { remoteAddress: clientIp(req) },
+    );
+    return this.loginResponse(account, req);
+  }
+
+  /**
+   * `POST /auth/refresh` `{refreshToken}`: a JWT refresh token gives a new login
+   * response, a session refresh token a new upgrade response; either is used up.
+   */
+  @Post('/refresh')
+  async refresh(req: Request): Promise<LoginResponse | UpgradeResponse> {
+    const refreshToken = requiredString(jsonObjectBody(req), 'refreshToken');
+    if (!refreshToken.endsWith(SESSION_TOKEN_SUFFIX)) {
+      const checked = this.validator.validate(refreshToken, 'refresh');
+      if (!checked.ok) throw invalidToken(`refresh token refused: ${checked.reason}`);
+    }
+    const result = await this.sessions.refresh(refreshToken);
+    return result.kind === 'login'
+      ? { accessToken: result.pair.accessToken, refreshToken: result.pair.refreshToken }
+      : upgradeResponse(result.session);
+  }
+
+  /**
+   * `POST /auth/upgrade` with `Authorization: Bearer <JWT>` and `{token}` equal to
+   * it → 200 upgrade response; the JWT is invalid from then on.
+   */
+  @Post('/upgrade')
+  async upgrade(req: Request): Promise<UpgradeResponse> {
+    const token = requiredString(jsonObjectBody(req), 'token');
+    const { clientId, remoteAddress } = authContextOf(req);
+    let ctx: UpgradeContext = { token, request: req, remoteAddress, principal: undefined, items: new Map() };
+    const checked = await this.checkUpgradeToken(req, token);
+    if (checked instanceof PortcullisError) return this.refuseUpgrade(ctx, clientId, checked);
+    ctx = (await this.onUpgrade({ ...ctx, principal: checked }, clientId)) ?? { ...ctx, principal: checked };
+    let result: UpgradeResult;
+    try {
+      result = await this.sessions.upgrade(ctx.token);
+    } catch (error) {
+      if (!(error instanceof PortcullisError)) throw error;
+      return this.refuseUpgrade(ctx, clientId, error instanceof TokenError ? invalidToken(error.message) : error);
+    }
+    try {
+      await this.onUpgradeSuccess(ctx, clientId, result);
+    } catch (error) {
+      // The JWT is already spent; a session the application could not set up must not survive.
+      await this.sessions.revoke(result.accessToken).catch(() => false);
+      throw error;
+    }
+    return upgradeResponse(result);
+  }
+
+  /**
+   * `POST /auth/logout` with `Authorization: Bearer <session token or JWT>` → 204.
+   * Revokes that session pair (or that JWT and its login family); sockets
+   * authenticated with it are closed through the revocation event.
+   */
+  @Shield(SessionOrJwtAuth)
+  @Post('/logout')
+  async logout(req: Request, res: Response): Promise<void> {
+    await this.sessions.revoke(authContextOf(req).credential!);
+    res.status(204);
+  }
+
+  /**
+   * Seed hook OnUpgrade: runs before the upgrade, after the JWT verified. May
+   * return a replaced context.
+   */
+  onUpgrade(ctx: UpgradeContext, _clientId: string): UpgradeContext | void | Promise<UpgradeContext | void> {
+    return ctx;
+  }
+
+  /** Seed hook OnUpgradeSuccess: e.g. create a game session or load player data. A throw undoes the upgrade. */
+  onUpgradeSuccess(_ctx: UpgradeContext, _clientId: string, _result: UpgradeResult): void | Promise<void> {}
+
+  /** Seed hook OnUpgradeFailed: e.g. log the attempt. */
+  onUpgradeFailed(_ctx: UpgradeContext, _clientId: string): void | Promise<void> {}
+
+  /**
+   * Seed hook GetClaimsForLogin: the custom claims of the login's JWTs (`sub` is
+   * the account's `storageId`). Default `{ name: username, acc: storageId }`;
+   * extend it, e.g. with a role claim (`role` or `roles`).
+   */
+  getClaimsForLogin(account: Account, _request: Request): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return { name: account.username, acc: account.storageId };
+  }
+
+  /** The JWT's principal when the bearer equals the body token and `JwtAuth` accepts it; else the refusal. */
+  private async checkUpgradeToken(req: Request, token: string): Promise<Principal | PortcullisError> {
+    if (bearerCredential(req.headers.authorization) !== token) return invalidToken('the Authorization bearer must equal the body token');
+    const verified = await this.auth.verify(token);
+    if (verified.ok) return verified.result.principal;
+    if (verified.code === 'unavailable') return new PortcullisError('unavailable', 'sessions are temporarily unavailable');
+    return invalidToken(verified.message ?? 'token refused');
+  }
+
+  private async refuseUpgrade(ctx: UpgradeContext, clientId: string, error: PortcullisError): Promise<never> {
+    this.log.info('upgrade refused', { clientId, code: error.code, reason: error.message });
+    await this.onUpgradeFailed(ctx, clientId);
+    throw error;
+  }
+
+  private async loginResponse(account: Account, req: Request): Promise<LoginResponse> {
+    const claims = await this.getClaimsForLogin(account, req);
+    const pair = this.issuer.issueLoginPair(account.storageId, claims);
+    return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Turns an express request into the transport-neutral `AuthContext`. No token
+ * is parsed here: the bearer text is handed to the shields as it came.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { AuthContext } from '@portcullis/core';
+import type { Request } from 'express';
+import { clientIp } from './caller-helpers.js';
+
+/** Longest `Authorization` value looked at; longer ones count as no credential. */
+const MAX_AUTHORIZATION_LENGTH = 8192;
+const BEARER = /^bearer +([^ ].*)$/i;
+
+/**
+ * The credential of an `Authorization: Bearer <token>` header (scheme
+ * case-insensitive); undefined for a missing header or another scheme.
+ *
+ * @example
+ * ```ts
+ * bearerCredential('bearer abc.def.ghi'); // 'abc.def.ghi'
+ * bearerCredential('Basic dXNlcg==');     // undefined
+ * ```
+ */
+export function bearerCredential(authorization: string | undefined): string | undefined {
+  if (typeof authorization !== 'string' || authorization.length > MAX_AUTHORIZATION_LENGTH) return undefined;
+  const credential = BEARER.exec(authorization)?.[1]?.trimEnd();
+  return credential ? credential : undefined;
+}
+
+// Kept on the socket under symbols (not reachable from request input), so they
+// live and die with the connection without a WeakMap lookup per request.
+const CONNECTION_ID = Symbol('portcullis:connection-id');
+const CONNECTION_MEMO = Symbol('portcullis:connection-memo');
+type TaggedSocket = Socket & { [CONNECTION_ID]?: string; [CONNECTION_MEMO]?: Map<unknown, unknown> };
+
+/**
+ * The default client id: one id per TCP connection, so the requests a client
+ * sends over one keep-alive connection share it.
+ */
+export function connectionClientId(req: Request): string {
+  const socket = req.socket as TaggedSocket;
+  return (socket[CONNECTION_ID] ??= randomUUID());
+}
+
+/**
+ * The shields' memo of one keep-alive connection. Shields key what they keep by
+ * the exact credential and re-check expiry and revocation on every request, so a
+ * connection that carries several credentials stays correct (it only misses).
+ */
+export function connectionMemo(req: Request): Map<unknown, unknown> {
+  const socket = req.socket as TaggedSocket;
+  return (socket[CONNECTION_MEMO] ??= new Map());
+}
+
+/** Where the request's auth state is linked from its context (set by request-auth). */
+export const CONTEXT_OWNER = Symbol('portcullis:context-owner');
+
+/** An `AuthContext` whose costlier fields (client id, address, route) are read only when a shield asks. */
+class HttpAuthContext implements AuthContext {
+  readonly transport = 'http' as const;
+  readonly #req: Request;
+  readonly #clientIdOf: (req: Request) => string;
+  #clientId: string | undefined;
+  #remoteAddress: string | undefined | null = null;
+  [CONTEXT_OWNER]: unknown = undefined;
+
+  constructor(
+    readonly credential: string | undefined,
+    readonly memo: Map<unknown, unknown>,
+    req: Request,
+    clientIdOf: (req: Request) => string,
+  ) {
+    this.#req = req;
+    this.#clientIdOf = clientIdOf;
+  }
+
+  get clientId(): string {
+    return (this.#clientId ??= this.#clientIdOf(this.#req));
+  }
+
+  get remoteAddress(): string | undefined {
+    if (this.#remoteAddress === null) this.#remoteAddress = clientIp(this.#req);
+    return this.#remoteAddress;
+  }
+
+  get route(): { method: string; path: string } {
+    return { method: this.#req.method, path: this.#req.path };
+  }
+}
+
+/**
+ * Builds the `AuthContext` of an HTTP request: the bearer credential, the client
+ * id, the client address (`req.ip`, which honours the app's `trust proxy` and
+ * nothing else), the route, and the shields' memo (per connection unless
+ * `perConnectionMemo` is false, then per request).
+ *
+ * @example
+ * ```ts
+ * const ctx = authContextFromRequest(req);
+ * await enforcer.enforce(plan, ctx);
+ * ```
+ */
+export function authContextFromRequest(
+  req: Request,
+  clientIdOf: (req: Request) => string = connectionClientId,
+  perConnectionMemo = true,
+): AuthContext {
+  const memo = perConnectionMemo ? connectionMemo(req) : new Map<unknown, unknown>();
+  return new HttpAuthContext(bearerCredential(req.headers.authorization), memo, req, clientIdOf);
+}

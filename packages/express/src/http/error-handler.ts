@@ -1,0 +1,88 @@
+/**
+ * The final error handler: every failure becomes `{error, message}` with a
+ * precise status; nothing answers 500 for bad input, and no stack trace or
+ * internal message ever reaches the client.
+ */
+import { PortcullisError, type Logger } from '@portcullis/core';
+import type { ErrorRequestHandler, Response } from 'express';
+import { httpErrorFor } from './http-status-table.js';
+
+/** body-parser and http-errors failures, by `type`, answered as `invalid_request`. */
+const BODY_ERRORS: Readonly<Record<string, { status: number; message: string }>> = {
+  'entity.parse.failed': { status: 400, message: 'the request body is not valid JSON (an object or array is expected)' },
+  'entity.too.large': { status: 413, message: 'the request body is too large' },
+  'entity.verify.failed': { status: 400, message: 'the request body was refused' },
+  'request.aborted': { status: 400, message: 'the request body was not received completely' },
+  'request.size.invalid': { status: 400, message: 'the request body does not match its Content-Length' },
+  'charset.unsupported': { status: 415, message: 'the request body must be UTF-8 JSON' },
+  'encoding.unsupported': { status: 415, message: 'the request body has an unsupported Content-Encoding' },
+  'parameters.too.many': { status: 413, message: 'the request has too many parameters' },
+  'stream.encoding.set': { status: 500, message: 'internal error' },
+};
+
+/** Sends `{error, message}` with `status`, unless a response is already under way. */
+export function sendError(res: Response, status: number, error: string, message: string): void {
+  if (res.headersSent) return;
+  res.status(status).json({ error, message });
+}
+
+/**
+ * Sends one `PortcullisError` per the status table: `locked_out` carries
+ * `Retry-After`, server-side codes answer a fixed message.
+ *
+ * @example
+ * ```ts
+ * sendPortcullisError(res, new PortcullisError('conflict', 'username is taken')); // 409
+ * ```
+ */
+export function sendPortcullisError(res: Response, error: PortcullisError): void {
+  const mapping = httpErrorFor(error.code);
+  const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (error.code === 'locked_out' && typeof retryAfter === 'number' && !res.headersSent) {
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+  }
+  sendError(res, mapping.status, mapping.wire, mapping.message ?? error.message);
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : undefined;
+}
+
+function describeForLog(error: unknown): Record<string, unknown> {
+  const e = error as { name?: unknown; code?: unknown; stack?: unknown } | null;
+  // The first stack line repeats the message, which may quote user input; keep only the frames.
+  const frames = typeof e?.stack === 'string' ? e.stack.split('\n').slice(1, 6).map((l) => l.trim()) : undefined;
+  return { error: typeof e?.name === 'string' ? e.name : typeof error, code: typeof e?.code === 'string' ? e.code : undefined, frames };
+}
+
+/**
+ * Creates the final error handler of a portcullis app or route.
+ *
+ * @example
+ * ```ts
+ * app.use(portcullisErrorHandler(loggers.create('http')));
+ * ```
+ */
+export function portcullisErrorHandler(log?: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    if (error instanceof PortcullisError) {
+      if (httpErrorFor(error.code).status >= 500) log?.error('request failed', { route: req.path, ...describeForLog(error) });
+      sendPortcullisError(res, error);
+      return;
+    }
+    const type = (error as { type?: unknown } | null)?.type;
+    const body = typeof type === 'string' && Object.hasOwn(BODY_ERRORS, type) ? BODY_ERRORS[type]! : undefined;
+    const status = body?.status ?? statusOf(error);
+    if (status !== undefined && status < 500) {
+      sendError(res, status, 'invalid_request', body?.message ?? 'the request is malformed');
+      return;
+    }
+    log?.error('request failed', { route: req.path, ...describeForLog(error) });
+    sendError(res, 500, 'internal', 'internal error');
+  };
+}

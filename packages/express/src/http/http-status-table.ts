@@ -1,0 +1,48 @@
+/**
+ * The one table from `PortcullisError` codes to HTTP statuses and wire codes.
+ */
+import type { PortcullisErrorCode } from '@portcullis/core';
+
+/** How one error code is answered over HTTP. */
+export interface HttpErrorMapping {
+  readonly status: number;
+  /** The `error` field of the body. */
+  readonly wire: string;
+  /** Fixed text sent instead of the error's message (for server-side failures). */
+  readonly message?: string;
+}
+
+const INTERNAL: HttpErrorMapping = { status: 500, wire: 'internal', message: 'internal error' };
+
+/**
+ * Every `PortcullisError` code and its HTTP answer. `invalid_password` (a
+ * password too long or not a string) is input like any other: 400
+ * `invalid_request`. Server-side codes answer 500 with a fixed message.
+ *
+ * @example
+ * ```ts
+ * HTTP_ERROR_TABLE.locked_out; // { status: 429, wire: 'locked_out' }
+ * ```
+ */
+export const HTTP_ERROR_TABLE: Readonly<Record<PortcullisErrorCode, HttpErrorMapping>> = Object.freeze({
+  invalid_request: { status: 400, wire: 'invalid_request' },
+  bad_request: { status: 400, wire: 'invalid_request' },
+  invalid_password: { status: 400, wire: 'invalid_request' },
+  captcha_failed: { status: 400, wire: 'captcha_failed' },
+  invalid_credentials: { status: 401, wire: 'invalid_credentials' },
+  invalid_token: { status: 401, wire: 'invalid_token' },
+  unauthorized: { status: 401, wire: 'unauthorized' },
+  forbidden: { status: 403, wire: 'forbidden' },
+  not_found: { status: 404, wire: 'not_found' },
+  conflict: { status: 409, wire: 'conflict' },
+  locked_out: { status: 429, wire: 'locked_out' },
+  unavailable: { status: 503, wire: 'unavailable', message: 'a backing service is temporarily unavailable' },
+  config_invalid: INTERNAL,
+  key_rejected: INTERNAL,
+  internal: INTERNAL,
+});
+
+/** The mapping of a code; unknown codes are internal errors. */
+export function httpErrorFor(code: string): HttpErrorMapping {
+  return Object.hasOwn(HTTP_ERROR_TABLE, code) ? HTTP_ERROR_TABLE[code as PortcullisErrorCode] : INTERNAL;
+}

@@ -1,0 +1,79 @@
+/**
+ * Answers a shield refusal per the seed's error formats: empty 401/403 with
+ * `WWW-Authenticate: Bearer` by default, `{error, message}` under
+ * `svc:errors:format = simple`, or whatever a registered challenge writer writes.
+ */
+import type { AuthContext } from '@portcullis/core';
+import type { Request, Response } from 'express';
+import type { InjectionToken } from 'tsyringe';
+import { sendError } from './error-handler.js';
+
+/** The two bearer-challenge refusals; `unavailable` is answered 503 in every format. */
+export type ChallengeCode = 'unauthorized' | 'forbidden';
+
+/** What a {@link ChallengeWriter} receives besides the status. */
+export interface ChallengeContext {
+  readonly req: Request;
+  readonly res: Response;
+  /** The transport-neutral context the shield decided on. */
+  readonly auth: AuthContext;
+  readonly code: ChallengeCode;
+  /** A message safe to show to the client. */
+  readonly message: string;
+}
+
+/**
+ * Writes the response of a refused request in place of the default body. It
+ * receives the request context and the status (401 or 403) and sets the status
+ * itself; if it leaves the response open, it is ended after it returns.
+ *
+ * @example
+ * ```ts
+ * container.register(CHALLENGE_WRITER, { useValue: ({ res, code }, status) => {
+ *   res.status(status).type('text/plain').send(code === 'unauthorized' ? 'log in first' : 'not for you');
+ * } });
+ * ```
+ */
+export type ChallengeWriter = (context: ChallengeContext, status: 401 | 403) => void | Promise<void>;
+
+/** Injection token under which an application registers its {@link ChallengeWriter}. */
+export const CHALLENGE_WRITER: InjectionToken<ChallengeWriter> = Symbol.for('portcullis:express:challenge-writer');
+
+/** How refusals are written; resolved once per app. */
+export interface RefusalFormat {
+  /** `simple` sends `{error, message}`; `empty` sends no body. */
+  readonly format: 'simple' | 'empty';
+  readonly challengeWriter: ChallengeWriter | undefined;
+}
+
+/**
+ * Writes one refusal. `unavailable` is not a challenge: it is 503 with
+ * `{error: 'unavailable', message}` whatever the format.
+ *
+ * @example
+ * ```ts
+ * await respondRefusal({ req, res, auth, code: 'unauthorized', message: 'a valid credential is required' }, { format: 'empty', challengeWriter: undefined });
+ * ```
+ */
+export async function respondRefusal(
+  refusal: Omit<ChallengeContext, 'code'> & { readonly code: ChallengeCode | 'unavailable' },
+  how: RefusalFormat,
+): Promise<void> {
+  const { res, code, message } = refusal;
+  if (code === 'unavailable') {
+    sendError(res, 503, 'unavailable', message);
+    return;
+  }
+  const status = code === 'unauthorized' ? 401 : 403;
+  if (how.challengeWriter) {
+    await how.challengeWriter({ ...refusal, code }, status);
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  if (how.format === 'simple') {
+    sendError(res, status, code, message);
+    return;
+  }
+  res.status(status).end();
+}

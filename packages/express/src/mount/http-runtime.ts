@@ -1,0 +1,118 @@
+/**
+ * The per-app pieces every shielded route shares: the enforcer, how refusals are
+ * written, how client ids are made, and the logger.
+ */
+import {
+  LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, ShieldEnforcer, consoleLoggerFactory,
+  type AuthContext, type Logger, type LoggerFactory, type ShieldPlan,
+} from '@portcullis/core';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { authContextFromRequest, connectionClientId } from '../http/auth-context-builder.js';
+import { CHALLENGE_WRITER, respondRefusal, type ChallengeWriter, type RefusalFormat } from '../http/refusal-responder.js';
+import { getRequestAuth, setContextBuilder, setRequestAuth, type RequestAuth } from '../http/request-auth.js';
+
+const passOn: RequestHandler = (_req, _res, next) => next();
+
+/** Options shared by `mountControllers`, `createPortcullisApp` and the plain middleware. */
+export interface PortcullisHttpOptions {
+  /** Largest JSON body (bytes, or text such as `'64kb'`); default 16 KiB. */
+  readonly bodyLimit?: string | number;
+  /** Overrides `svc:errors:format`: `simple` for `{error, message}`, `empty` for no body. */
+  readonly errorFormat?: 'simple' | 'empty';
+  /** Writes refusals instead of the format; else the container's `CHALLENGE_WRITER`, if registered. */
+  readonly challengeWriter?: ChallengeWriter;
+  /** The client id of a request; default one id per TCP connection. */
+  readonly clientId?: (req: Request) => string;
+  /**
+   * Keep the shields' memo per keep-alive connection (default true), so a repeated
+   * identical JWT skips its signature check until its `exp`; expiry and
+   * invalidation are still checked on every request. False: per request.
+   */
+  readonly connectionMemo?: boolean;
+}
+
+function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
+  return container.isRegistered(token, true) ? container.resolve(token) : undefined;
+}
+
+/**
+ * Reads the settings of one app from its container and options, once.
+ *
+ * @example
+ * ```ts
+ * const runtime = new HttpRuntime(container, { errorFormat: 'simple' });
+ * app.get('/me', runtime.shieldMiddleware(readShieldPlan(Api, 'me'))!, handler);
+ * ```
+ */
+export class HttpRuntime {
+  readonly enforcer: ShieldEnforcer;
+  readonly refusals: RefusalFormat;
+  readonly log: Logger;
+  readonly bodyLimit: string | number | undefined;
+  readonly #clientIdOf: (req: Request) => string;
+  readonly #perConnectionMemo: boolean;
+
+  constructor(readonly container: DependencyContainer, options: PortcullisHttpOptions = {}) {
+    const loggers = optional(container, LOGGER_FACTORY) ?? consoleLoggerFactory;
+    const config = optional(container, PORTCULLIS_CONFIG);
+    this.log = loggers.create('portcullis:http');
+    this.enforcer = optional(container, ShieldEnforcer)
+      ?? (container.isRegistered(PORTCULLIS_CONTAINER, true) ? container.resolve(ShieldEnforcer) : new ShieldEnforcer(container, loggers));
+    this.refusals = {
+      format: options.errorFormat ?? (config?.errors.format === 'simple' ? 'simple' : 'empty'),
+      challengeWriter: options.challengeWriter ?? optional(container, CHALLENGE_WRITER),
+    };
+    this.bodyLimit = options.bodyLimit;
+    this.#clientIdOf = options.clientId ?? connectionClientId;
+    this.#perConnectionMemo = options.connectionMemo ?? true;
+  }
+
+  /** The request's auth state, created on first use with this app's settings. */
+  authOf(req: Request): RequestAuth {
+    let auth = getRequestAuth(req);
+    if (!auth) setRequestAuth(req, (auth = { context: this.#buildContext(req), principal: undefined }));
+    return auth;
+  }
+
+  /** Makes {@link authContextOf} build this request's context with this app's settings. */
+  bind(req: Request): void {
+    setContextBuilder(req, this.#buildContext);
+  }
+
+  readonly #buildContext = (req: Request): AuthContext => authContextFromRequest(req, this.#clientIdOf, this.#perConnectionMemo);
+
+  /**
+   * Middleware enforcing `plan`: on success the principal is recorded for the
+   * caller helpers, on refusal the response is written per the format.
+   * Undefined for an open plan, which needs no middleware.
+   */
+  shieldMiddleware(plan: ShieldPlan): RequestHandler | undefined {
+    const guard = this.guard(plan);
+    return guard && ((req, res, next) => guard(req, res, next, passOn));
+  }
+
+  /**
+   * Like {@link shieldMiddleware}, but calls `proceed` when the request passes, so
+   * a route can run its guard and handler as one express layer.
+   */
+  guard(plan: ShieldPlan): ((req: Request, res: Response, next: NextFunction, proceed: RequestHandler) => void) | undefined {
+    if (plan.shield === undefined) return undefined;
+    this.enforcer.prepare(plan);
+    return (req, res, next, proceed) => {
+      const auth = this.authOf(req);
+      this.enforcer.enforce(plan, auth.context).then((verdict) => {
+        if (verdict.ok) {
+          auth.principal = verdict.principal;
+          try {
+            proceed(req, res, next);
+          } catch (error) {
+            next(error);
+          }
+          return;
+        }
+        respondRefusal({ req, res, auth: auth.context, code: verdict.code, message: verdict.message }, this.refusals).catch(next);
+      }, next);
+    };
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Fuzz over real sockets on 127.0.0.1: the same 10,000 seeded hostile inputs sent
+ * through the WebSocket message path, the TCP framing and auth handshake, and the
+ * UDP message handler (called directly for every input, plus real datagrams in
+ * bursts). No exception may escape, and each transport still answers a real
+ * request afterwards.
+ */
+import { createSocket } from 'node:dgram';
+import { connect as netConnect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFrame } from '@portcullis/core';
+import WebSocket from 'ws';
+import { createRealtimeStack, type RealtimeStack } from '../conformance/support/realtime-stack.js';
+import { tcpDriver, udpDriver, wsDriver } from '../conformance/support/transport-drivers.js';
+import { fuzzInputs } from './support/fuzz-inputs.js';
+
+const SEED = 0x5eed_0107;
+const COUNT = 10_000;
+const inputs = fuzzInputs(SEED, COUNT);
+
+let stack: RealtimeStack;
+const escaped: unknown[] = [];
+const onEscape = (error: unknown) => escaped.push(error);
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onEscape);
+  process.on('uncaughtException', onEscape);
+  stack = await createRealtimeStack();
+});
+afterAll(async () => {
+  process.off('unhandledRejection', onEscape);
+  process.off('uncaughtException', onEscape);
+  await stack.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `count()` stops changing for `quietMs` (or after `maxMs`). */
+async function quiesce(count: () => number, quietMs = 150, maxMs = 5000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  let last = -1;
+  while (Date.now() < deadline && count() !== last) {
+    last = count();
+    await sleep(quietMs);
+  }
+}
+
+/** Polls `done` every 20 ms until it holds or `maxMs` passes. */
+async function until(done: () => boolean, maxMs: number): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (!done() && Date.now() < deadline) await sleep(20);
+}
+
+describe('fuzz over WebSocket', () => {
+  const driver = wsDriver();
+  beforeAll(() => driver.start(stack));
+  afterAll(() => driver.stop());
+
+  it('answers every hostile message on an authenticated socket, in order, and keeps serving', async () => {
+    const socket = new WebSocket(driver.url(), { headers: { Authorization: `Bearer ${await stack.session('fuzzer')}` } });
+    socket.on('error', () => {});
+    let replies = 0;
+    let unparsable = 0;
+    socket.on('message', (data) => {
+      replies++;
+      try {
+        JSON.parse(data.toString());
+      } catch {
+        unparsable++;
+      }
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    for (const [i, input] of inputs.entries()) {
+      socket.send(input.text ?? input.bytes, { binary: input.text === undefined });
+      if (i % 200 === 199) await quiesce(() => replies, 5, 2000);
+    }
+    await quiesce(() => replies);
+    expect(socket.readyState).toBe(WebSocket.OPEN);
+    expect(replies).toBe(COUNT);
+    expect(unparsable).toBe(0);
+    socket.close();
+  });
+
+  it('survives a hostile first message on 300 header-less sockets and invalid UTF-8 text frames', async () => {
+    const closes: number[] = [];
+    for (let i = 0; i < 300; i += 50) {
+      await Promise.all(
+        inputs.slice(i, i + 50).map(async (input, j) => {
+          const socket = new WebSocket(driver.url());
+          socket.on('error', () => {});
+          const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+          await new Promise((resolve) => socket.once('open', resolve));
+          // Every tenth: raw bytes as a *text* frame, invalid UTF-8 for the ws parser.
+          if (j % 10 === 0) socket.send(Buffer.from([0xc3, 0x28, 0xff]), { binary: false });
+          else socket.send(input.text ?? input.bytes, { binary: input.text === undefined });
+          await Promise.race([closed, sleep(300)]);
+          socket.terminate();
+          closes.push(await closed);
+        }),
+      );
+    }
+    expect(closes).toContain(1007);
+    const client = await driver.connect();
+    expect(await client.request('/game', 'ping')).toMatchObject({ ok: true, data: 'pong' });
+    await client.close();
+  });
+});
+
+describe('fuzz over TCP', () => {
+  const driver = tcpDriver();
+  beforeAll(() => driver.start(stack));
+  afterAll(() => driver.stop());
+
+  it('answers every hostile frame body after the handshake, in order, and keeps serving', async () => {
+    const client = await driver.connect(await stack.session('fuzzer'));
+    const before = client.inbox.all.length;
+    for (const [i, input] of inputs.entries()) {
+      client.sendRaw(input.bytes);
+      if (i % 200 === 199) await quiesce(() => client.inbox.all.length, 5, 2000);
+    }
+    await quiesce(() => client.inbox.all.length);
+    expect(client.inbox.all.length - before).toBe(COUNT);
+    expect(client.inbox.all.filter((f) => (f as { unparsable?: string }).unparsable !== undefined)).toEqual([]);
+    // A fresh id: the fuzz replies already in the inbox reuse small ids.
+    client.sendRaw(JSON.stringify({ id: 1e9, portal: '/game', gate: 'move', data: { x: 1, y: 2 } }));
+    expect(await client.inbox.take((f) => (f as { id?: number }).id === 1e9)).toMatchObject({ ok: true, data: { x: 1, y: 2, by: 'fuzzer' } });
+    await client.close();
+  });
+
+  it('closes connections that open with raw garbage or a truncated frame, and keeps serving', async () => {
+    let closedCount = 0;
+    for (let i = 0; i < 400; i += 50) {
+      await Promise.all(
+        inputs.slice(i, i + 50).map(async (input, j) => {
+          const socket = netConnect({ port: driver.port(), host: '127.0.0.1' });
+          socket.on('error', () => {});
+          socket.on('data', () => {});
+          const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+          await new Promise((resolve) => socket.once('connect', resolve));
+          const frame = encodeFrame(input.bytes);
+          socket.write(j % 2 === 0 ? input.bytes : frame.subarray(0, Math.max(1, frame.length >> 1)));
+          socket.end();
+          await Promise.race([closed, sleep(2000)]);
+          socket.destroy();
+          await closed;
+          closedCount++;
+        }),
+      );
+    }
+    expect(closedCount).toBe(400);
+    await until(() => driver.transport().connectionCount === 0, 5000);
+    expect(driver.transport().connectionCount).toBe(0);
+    const client = await driver.connect();
+    expect(await client.request('/game', 'ping')).toMatchObject({ ok: true, data: 'pong' });
+    await client.close();
+  });
+});
+
+describe('fuzz over UDP', () => {
+  const driver = udpDriver();
+  beforeAll(() => driver.start(stack));
+  afterAll(() => driver.stop());
+
+  it('handles every hostile datagram through its message handler, then real bursts, and keeps serving', async () => {
+    const peer = createSocket('udp4');
+    let received = 0;
+    peer.on('message', () => received++);
+    await new Promise<void>((resolve) => peer.bind(0, '127.0.0.1', () => resolve()));
+    const { port } = peer.address();
+    const transport = driver.transport();
+    for (const [i, input] of inputs.entries()) {
+      transport.socket.emit('message', input.bytes, { address: '127.0.0.1', family: 'IPv4', port, size: input.bytes.length });
+      if (i % 50 === 49) await sleep(1);
+    }
+    for (let i = 0; i < 2000; i += 100) {
+      for (const input of inputs.slice(i, i + 100)) peer.send(input.bytes, driver.port(), '127.0.0.1');
+      await sleep(5);
+    }
+    await quiesce(() => received);
+    const dropped = transport.dropped;
+    expect(dropped.garbage).toBeGreaterThan(1000);
+    expect(received).toBeGreaterThan(0);
+    const client = await driver.connect(await stack.session('fuzzer'));
+    expect(await client.request('/game', 'move', { x: 3, y: 4 })).toMatchObject({ ok: true, data: { x: 3, y: 4, by: 'fuzzer' } });
+    await client.close();
+    await new Promise<void>((resolve) => peer.close(() => resolve()));
+  });
+});
+
+describe('after the fuzz', () => {
+  it('no exception or rejection escaped', () => {
+    expect(escaped).toEqual([]);
+  });
+});
