@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   PortcullisClient, PortcullisClientError, tcpTransport, udpTransport, webSocketTransport,
   type ConnectOptions, type RealtimeConnection, type RealtimeTransport,
@@ -96,18 +96,52 @@ describe.each(transports)('real-time over %s, against the example server', (_nam
     }
   });
 
-  it('reconnects after the server restarts (in-memory store: the session is gone) and requests work again', async () => {
-    const { client, id } = await signedUp();
+  it('after a restart (in-memory store: sessions, accounts and revocations are gone, the JWTs predate the new store epoch) reconnects through reauthenticate once, and requests work again', async () => {
+    const account = newAccount();
+    let reauthentications = 0;
+    const client = new PortcullisClient({
+      baseUrl: server.baseUrl,
+      // The account is gone with the in-memory store, so logging in again means signing up again.
+      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
+    });
+    await client.signup(account);
     const conn = await connect(client);
-    await expect(conn.request('/game', 'move', { x: 1, y: 1 })).resolves.toMatchObject({ by: id });
-    const lostSession = client.tokens.session?.accessToken;
+    await expect(conn.request('/game', 'move', { x: 1, y: 1 })).resolves.toMatchObject({ x: 1, y: 1 });
+    const lostRefreshToken = client.tokens.login?.refreshToken;
     const reopened = nextOpen(conn);
     await server.restart();
     // UDP has no connection to re-open: its next request renews the refused session and is sent again.
     if (conn.transport !== 'udp') expect(await reopened).toBe(true);
-    await expect(conn.request('/game', 'move', { x: 2, y: 2 })).resolves.toEqual({ x: 2, y: 2, by: id });
-    expect(client.tokens.session?.accessToken).not.toBe(lostSession);
+    const moved = await conn.request<{ by: string }>('/game', 'move', { x: 2, y: 2 });
+    expect(moved).toMatchObject({ x: 2, y: 2 });
+    expect(reauthentications).toBe(1);
+    expect(client.tokens.login?.refreshToken).not.toBe(lostRefreshToken);
+    // The restarted server knows the principal the connection now carries: the re-created account.
+    const me = (await (await client.authorizedFetch('/api/me')).json()) as { id: string };
+    expect(moved.by).toBe(me.id);
+    // And the refresh token from before the restart really is refused by it (the store epoch).
+    await expect(client.api.refresh(lostRefreshToken!)).rejects.toMatchObject({ code: 'invalid_token', status: 401 });
     conn.close();
+  });
+
+  it('after a restart without reauthenticate, closes with not_authenticated (401), forgets the dead tokens, and does not retry', async () => {
+    const { client } = await signedUp();
+    const conn = await connect(client);
+    await expect(conn.request('/game', 'ping')).resolves.toBe('pong');
+    const closed = new Promise<{ error?: PortcullisClientError }>((resolve) => conn.on('close', resolve));
+    const refreshes = () => server.hits.get('/auth/refresh') ?? 0;
+    const refreshesBefore = refreshes();
+    await server.restart();
+    // UDP notices on its next request to a shielded gate, which fails the same way.
+    if (conn.transport === 'udp') await expect(conn.request('/game', 'move', { x: 1, y: 1 })).rejects.toMatchObject({ code: 'not_authenticated', status: 401 });
+    expect((await closed).error).toMatchObject({ code: 'not_authenticated', status: 401 });
+    expect(conn.state).toBe('closed');
+    expect(client.tokens).toEqual({});
+    // One refused session refresh, one refused JWT refresh, and no more, not even later.
+    expect(refreshes() - refreshesBefore).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(refreshes() - refreshesBefore).toBe(2);
+    await expect(connect(client)).rejects.toMatchObject({ code: 'not_authenticated' });
   });
 
   it('is closed by logout, which revokes the session it carried', async () => {
@@ -159,4 +193,81 @@ describe('reconnect when every refresh token is refused', () => {
     await server.restart({ rotateKey: true });
     expect((await closed).error?.code).toBe('not_authenticated');
   });
+});
+
+describe('a login held across a restart of an in-memory server, not yet upgraded', () => {
+  it('connect() and authorizedFetch fail with not_authenticated (401), not the raw invalid_token of the refused JWT', async () => {
+    const { client } = await signedUp();
+    expect(client.tokens.login?.accessToken).toBeDefined();
+    await server.restart();
+    const refused = client.connect({ reconnect: FAST_RECONNECT });
+    await expect(refused).rejects.toBeInstanceOf(PortcullisClientError);
+    await expect(refused).rejects.toMatchObject({ code: 'not_authenticated', status: 401, cause: { code: 'invalid_token' } });
+    expect(client.tokens).toEqual({});
+    await expect(client.authorizedFetch('/api/me')).rejects.toMatchObject({ code: 'not_authenticated' });
+  });
+
+  it('with reauthenticate, connect() logs in again once, upgrades the new JWT and connects', async () => {
+    const account = newAccount();
+    let reauthentications = 0;
+    const client = new PortcullisClient({
+      baseUrl: server.baseUrl,
+      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
+    });
+    await client.signup(account);
+    await (await client.authorizedFetch('/api/me')).json();
+    await server.restart();
+    const conn = await client.connect({ reconnect: FAST_RECONNECT });
+    await expect(conn.request('/game', 'move', { x: 6, y: 6 })).resolves.toMatchObject({ x: 6, y: 6 });
+    expect(reauthentications).toBe(1);
+    conn.close();
+  });
+
+  it('a reauthenticate hook that cannot log in ends in its own error, called once', async () => {
+    const account = newAccount();
+    let reauthentications = 0;
+    const client = new PortcullisClient({
+      baseUrl: server.baseUrl,
+      // The in-memory account is gone: logging in with it is refused.
+      reauthenticate: async (c) => { reauthentications++; await c.loginWithUsername(account.username, account.password); },
+    });
+    await client.signup(account);
+    await server.restart();
+    await expect(client.connect({ reconnect: FAST_RECONNECT })).rejects.toMatchObject({ code: 'invalid_credentials' });
+    expect(reauthentications).toBe(1);
+  });
+});
+
+const redisUrl = inject('redisUrl');
+
+describe.skipIf(redisUrl === null)(redisUrl === null ? 'a restart on Redis — SKIPPED, redis-server not found' : 'a restart on Redis', () => {
+  let onRedis: RunningGameServer;
+  beforeAll(async () => { onRedis = await startGameServer({ store: { provider: 'redis', url: redisUrl! } }); });
+  afterAll(async () => { await onRedis?.stop(); });
+
+  it.each(transports.map(([name]) => name).filter((name) => !name.includes('auth frame')))(
+    'keeps the session over %s: the store and its epoch survive, reauthenticate is not needed',
+    async (name) => {
+      const transport = name === 'TCP' ? tcpTransport({ port: onRedis.tcpPort })
+        : name === 'UDP' ? udpTransport({ port: onRedis.udpPort, retryIntervalMs: 50 })
+        : webSocketTransport();
+      let reauthentications = 0;
+      const client = new PortcullisClient({ baseUrl: onRedis.baseUrl, reauthenticate: async () => { reauthentications++; } });
+      await client.signup(newAccount());
+      const conn = await client.connect({ transport, reconnect: FAST_RECONNECT });
+      await expect(conn.request('/game', 'ping')).resolves.toBe('pong');
+      const session = client.tokens.session?.accessToken;
+      const reopened = nextOpen(conn);
+      // Past the second of the login, so a new epoch (had the store lost its data) would refuse its JWTs.
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 10));
+      await onRedis.restart();
+      if (conn.transport !== 'udp') expect(await reopened).toBe(true);
+      await expect(conn.request('/game', 'move', { x: 7, y: 7 })).resolves.toMatchObject({ x: 7, y: 7 });
+      expect(client.tokens.session?.accessToken).toBe(session);
+      // The JWT refresh token from before the restart still works.
+      await expect(client.refresh('login')).resolves.toMatchObject({ kind: 'login' });
+      expect(reauthentications).toBe(0);
+      conn.close();
+    },
+  );
 });

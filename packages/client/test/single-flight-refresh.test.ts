@@ -58,6 +58,40 @@ describe('single-flight refresh, counted at the server', () => {
     conn.close();
   });
 
+  it('after a restart that voids the login (in-memory store), 20 concurrent requests share one refused refresh of each kind and one reauthenticate', async () => {
+    const account = newAccount();
+    let reauthentications = 0;
+    const client = new PortcullisClient({
+      baseUrl: server.baseUrl,
+      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
+    });
+    await client.signup(account);
+    const conn = await client.connect({ transport: tcpTransport({ port: server.tcpPort }), reconnect: { initialDelayMs: 20, maxDelayMs: 200 } });
+    const before = refreshesReachingServer();
+    await server.restart();
+    const moves = await Promise.all(Array.from({ length: 20 }, (_, i) => conn.request<{ x: number }>('/game', 'move', { x: i, y: 0 })));
+    expect(moves.map((m) => m.x)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(reauthentications).toBe(1);
+    expect(refreshesReachingServer() - before).toBe(2); // the session's and the JWT's, both refused
+    conn.close();
+  });
+
+  it('20 concurrent authorizedFetch calls refused after such a restart share one refresh and one reauthenticate', async () => {
+    const account = newAccount();
+    let reauthentications = 0;
+    const client = new PortcullisClient({
+      baseUrl: server.baseUrl,
+      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
+    });
+    await client.signup(account);
+    await server.restart();
+    const before = refreshesReachingServer();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => client.authorizedFetch('/api/me')));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(reauthentications).toBe(1);
+    expect(refreshesReachingServer() - before).toBe(1);
+  });
+
   it('why it matters: two uncoordinated refreshes with one JWT refresh token end the login', async () => {
     const client = new PortcullisClient({ baseUrl: server.baseUrl });
     const login = await client.signup(newAccount());

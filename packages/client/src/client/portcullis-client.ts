@@ -9,7 +9,14 @@ import { webSocketTransport } from '../realtime/web-socket-transport.js';
 import { CredentialRenewer, TOKEN_REFUSED } from '../tokens/credential-renewer.js';
 import { TokenKeeper, type HeldTokens } from '../tokens/token-keeper.js';
 
-/** Options of {@link PortcullisClient}. */
+/**
+ * Options of {@link PortcullisClient}.
+ *
+ * @example
+ * ```ts
+ * const client = new PortcullisClient({ baseUrl: 'https://game.example.com', tokens: JSON.parse(localStorage.tokens ?? 'null') ?? undefined });
+ * ```
+ */
 export interface PortcullisClientOptions {
   /** The server's HTTP address; default in browsers: the page's origin. */
   readonly baseUrl?: string;
@@ -18,9 +25,11 @@ export interface PortcullisClientOptions {
   /** Tokens to start with, e.g. restored from storage (see `onTokens`). */
   readonly tokens?: HeldTokens;
   /**
-   * Called when every refresh token is used up or refused (for example a server
-   * with an in-memory store restarted): log in again here, e.g. by asking the user.
-   * Without it such a client fails with `not_authenticated`.
+   * Called (once per renewal) when every refresh token is used up or refused — for
+   * example the server's store lost its data (an in-memory store restarted), which
+   * voids every token issued before: log in again here, e.g. by asking the user.
+   * Renewal then carries on with the new login. Without it such a client fails with
+   * `not_authenticated` (status 401 when the server refused the tokens).
    */
   readonly reauthenticate?: (client: PortcullisClient) => Promise<unknown>;
   /** The clock, in ms since the epoch (Date.now). */
@@ -29,7 +38,14 @@ export interface PortcullisClientOptions {
   readonly expirySkewMs?: number;
 }
 
-/** Options of {@link PortcullisClient.connect}. */
+/**
+ * Options of {@link PortcullisClient.connect}.
+ *
+ * @example
+ * ```ts
+ * const conn = await client.connect({ credential: 'jwt', requestTimeoutMs: 2000, reconnect: { maxAttempts: 5 } });
+ * ```
+ */
 export interface ConnectOptions {
   /** Default: `webSocketTransport()` at `<baseUrl>/ws`. */
   readonly transport?: RealtimeTransport;

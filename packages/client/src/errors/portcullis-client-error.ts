@@ -4,7 +4,14 @@
  * when the error came from an HTTP answer.
  */
 
-/** Codes the server answers over HTTP (SPEC "HTTP contract") and on real-time replies. */
+/**
+ * Codes the server answers over HTTP (SPEC "HTTP contract") and on real-time replies.
+ *
+ * @example
+ * ```ts
+ * if (isPortcullisClientError(error, 'conflict' satisfies PortcullisServerErrorCode)) askForAnotherName();
+ * ```
+ */
 export type PortcullisServerErrorCode =
   | 'invalid_request'
   | 'conflict'
@@ -19,7 +26,14 @@ export type PortcullisServerErrorCode =
   | 'unavailable'
   | 'internal';
 
-/** Codes the client raises without a server answer. */
+/**
+ * Codes the client raises without a server answer.
+ *
+ * @example
+ * ```ts
+ * if (isPortcullisClientError(error, 'timeout' satisfies PortcullisLocalErrorCode)) await retry();
+ * ```
+ */
 export type PortcullisLocalErrorCode =
   /** fetch or the socket failed: server down, DNS, refused connection. */
   | 'network_error'
@@ -32,7 +46,14 @@ export type PortcullisLocalErrorCode =
   /** the server answered something that does not follow the wire contract. */
   | 'unexpected_response';
 
-/** Every code a {@link PortcullisClientError} can carry. */
+/**
+ * Every code a {@link PortcullisClientError} can carry.
+ *
+ * @example
+ * ```ts
+ * const code: PortcullisClientErrorCode = isPortcullisClientError(error) ? error.code : 'network_error';
+ * ```
+ */
 export type PortcullisClientErrorCode = PortcullisServerErrorCode | PortcullisLocalErrorCode;
 
 const SERVER_CODES: ReadonlySet<string> = new Set<PortcullisServerErrorCode>([
@@ -52,7 +73,14 @@ export function isServerErrorCode(code: unknown): code is PortcullisServerErrorC
   return typeof code === 'string' && SERVER_CODES.has(code);
 }
 
-/** Extra, safe facts carried by a {@link PortcullisClientError}. */
+/**
+ * Extra, safe facts carried by a {@link PortcullisClientError}.
+ *
+ * @example
+ * ```ts
+ * if (isPortcullisClientError(error, 'locked_out')) showRetryIn(error.retryAfterSeconds);
+ * ```
+ */
 export interface PortcullisClientErrorDetails {
   /** HTTP status of the answer, when there was one. */
   readonly status?: number;

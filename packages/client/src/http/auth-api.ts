@@ -5,10 +5,24 @@ import {
 } from './auth-responses.js';
 import { errorFromResponse } from './error-from-response.js';
 
-/** The fetch function the client uses; `globalThis.fetch` by default. */
+/**
+ * The fetch function the client uses; `globalThis.fetch` by default.
+ *
+ * @example
+ * ```ts
+ * const client = new PortcullisClient({ baseUrl, fetch: ((input, init) => fetch(input, { ...init, keepalive: true })) satisfies FetchLike });
+ * ```
+ */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
-/** What `POST /auth/signup` takes. */
+/**
+ * What `POST /auth/signup` takes.
+ *
+ * @example
+ * ```ts
+ * await client.signup({ email: 'alice@example.com', username: 'alice', password } satisfies SignupInput);
+ * ```
+ */
 export interface SignupInput {
   readonly email: string;
   readonly username: string;
@@ -17,7 +31,14 @@ export interface SignupInput {
   readonly captchaToken?: string;
 }
 
-/** Options of the login calls. */
+/**
+ * Options of the login calls.
+ *
+ * @example
+ * ```ts
+ * await client.loginWithUsername('alice', password, { captchaToken } satisfies LoginOptions);
+ * ```
+ */
 export interface LoginOptions {
   /** Required when the server has captcha turned on. */
   readonly captchaToken?: string;

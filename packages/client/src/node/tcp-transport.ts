@@ -4,7 +4,14 @@ import { authAnswer, parseFrame } from '../realtime/frame-json.js';
 import type { LinkRequest, LinkSink, RealtimeLink, RealtimeTransport } from '../realtime/realtime-transport.js';
 import { encodeFrame, FrameDecoder } from './length-prefixed-codec.js';
 
-/** Options of {@link tcpTransport}. */
+/**
+ * Options of {@link tcpTransport}.
+ *
+ * @example
+ * ```ts
+ * const conn = await client.connect({ transport: tcpTransport({ host: '127.0.0.1', port: 3001 } satisfies TcpTransportOptions) });
+ * ```
+ */
 export interface TcpTransportOptions {
   readonly host?: string;
   readonly port: number;

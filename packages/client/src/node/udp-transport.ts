@@ -5,7 +5,14 @@ import { PortcullisClientError } from '../errors/portcullis-client-error.js';
 import { parseFrame } from '../realtime/frame-json.js';
 import type { LinkRequest, LinkSink, RealtimeLink, RealtimeTransport, RequestFrame } from '../realtime/realtime-transport.js';
 
-/** Options of {@link udpTransport}. */
+/**
+ * Options of {@link udpTransport}.
+ *
+ * @example
+ * ```ts
+ * const conn = await client.connect({ transport: udpTransport({ port: 3002, retryIntervalMs: 100 } satisfies UdpTransportOptions) });
+ * ```
+ */
 export interface UdpTransportOptions {
   readonly host?: string;
   readonly port: number;

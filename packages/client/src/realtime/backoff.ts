@@ -1,4 +1,11 @@
-/** How reconnect attempts are spaced. */
+/**
+ * How reconnect attempts are spaced.
+ *
+ * @example
+ * ```ts
+ * const reconnect: Partial<BackoffOptions> = { initialDelayMs: 500, maxDelayMs: 30_000 };
+ * ```
+ */
 export interface BackoffOptions {
   /** Delay before the first reconnect attempt, in ms (250). */
   readonly initialDelayMs: number;
@@ -12,7 +19,14 @@ export interface BackoffOptions {
   readonly random: () => number;
 }
 
-/** The defaults of {@link BackoffOptions}. */
+/**
+ * The defaults of {@link BackoffOptions}.
+ *
+ * @example
+ * ```ts
+ * const conn = await client.connect({ reconnect: { ...DEFAULT_BACKOFF, maxAttempts: 10 } });
+ * ```
+ */
 export const DEFAULT_BACKOFF: BackoffOptions = Object.freeze({
   initialDelayMs: 250,
   maxDelayMs: 10_000,

@@ -3,10 +3,29 @@ import type { PortcullisClientError } from '../errors/portcullis-client-error.js
 import type { BackoffOptions } from './backoff.js';
 import type { InboundFrame, RealtimeTransport } from './realtime-transport.js';
 
-/** Which credential a connection authenticates with; one per connection. */
+/**
+ * Which credential a connection authenticates with; one per connection.
+ *
+ * @example
+ * ```ts
+ * const kind: CredentialKind = 'session';
+ * await client.connect({ credential: kind });
+ * ```
+ */
 export type CredentialKind = 'session' | 'jwt' | 'none';
 
-/** Where a connection gets its credential; `PortcullisClient` is one. */
+/**
+ * Where a connection gets its credential; `PortcullisClient` is one.
+ *
+ * @example
+ * ```ts
+ * const fixed: CredentialSource = {
+ *   credential: async () => token,
+ *   renewCredential: async () => token,
+ *   peekCredential: () => token,
+ * };
+ * ```
+ */
 export interface CredentialSource {
   /** A usable credential, renewed first when expired. */
   credential(kind: 'session' | 'jwt'): Promise<string>;
@@ -16,10 +35,24 @@ export interface CredentialSource {
   peekCredential(kind: 'session' | 'jwt'): string | undefined;
 }
 
-/** The life of a connection. */
+/**
+ * The life of a connection.
+ *
+ * @example
+ * ```ts
+ * const state: ConnectionState = conn.state; // 'open', 'reconnecting', …
+ * ```
+ */
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'closed';
 
-/** Events of a {@link RealtimeConnection}. */
+/**
+ * Events of a {@link RealtimeConnection}.
+ *
+ * @example
+ * ```ts
+ * conn.on('push', (frame: ConnectionEvents['push']) => render(frame));
+ * ```
+ */
 export interface ConnectionEvents {
   open: { readonly reconnected: boolean };
   reconnecting: { readonly attempt: number; readonly delayMs: number; readonly error?: PortcullisClientError };
@@ -29,7 +62,14 @@ export interface ConnectionEvents {
   close: { readonly error?: PortcullisClientError };
 }
 
-/** Options of {@link RealtimeConnection}. */
+/**
+ * Options of {@link RealtimeConnection}.
+ *
+ * @example
+ * ```ts
+ * const conn = new RealtimeConnection({ transport: webSocketTransport(), credentials: client, credential: 'session', baseUrl } satisfies RealtimeConnectionOptions);
+ * ```
+ */
 export interface RealtimeConnectionOptions {
   readonly transport: RealtimeTransport;
   readonly credentials: CredentialSource;
@@ -43,7 +83,14 @@ export interface RealtimeConnectionOptions {
   readonly reconnect?: Partial<BackoffOptions> | false;
 }
 
-/** Options of one `request`. */
+/**
+ * Options of one `request`.
+ *
+ * @example
+ * ```ts
+ * await conn.request('/game', 'move', { x: 1, y: 2 }, { timeoutMs: 1000 } satisfies RequestOptions);
+ * ```
+ */
 export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;

@@ -5,7 +5,14 @@
  */
 import type { PortcullisClientError } from '../errors/portcullis-client-error.js';
 
-/** A request frame of the real-time contract (`token` only on UDP). */
+/**
+ * A request frame of the real-time contract (`token` only on UDP).
+ *
+ * @example
+ * ```ts
+ * const frame: RequestFrame = { id: 1, portal: '/game', gate: 'move', data: { x: 1, y: 2 } };
+ * ```
+ */
 export interface RequestFrame {
   readonly id: number;
   readonly portal: string;
@@ -13,10 +20,24 @@ export interface RequestFrame {
   readonly data: unknown;
 }
 
-/** Any JSON object the server sent after the handshake. */
+/**
+ * Any JSON object the server sent after the handshake.
+ *
+ * @example
+ * ```ts
+ * conn.on('push', (frame: InboundFrame) => console.log(frame.type));
+ * ```
+ */
 export type InboundFrame = Readonly<Record<string, unknown>>;
 
-/** Why a link ended. */
+/**
+ * Why a link ended.
+ *
+ * @example
+ * ```ts
+ * sink.closed({ refused: code === 4401, closeCode: code } satisfies LinkClosed);
+ * ```
+ */
 export interface LinkClosed {
   /** The server refused the credential after the link was up (WebSocket close 4401, a late auth refusal). */
   readonly refused: boolean;
@@ -25,13 +46,27 @@ export interface LinkClosed {
   readonly error?: PortcullisClientError;
 }
 
-/** Where a link delivers what it receives. */
+/**
+ * Where a link delivers what it receives.
+ *
+ * @example
+ * ```ts
+ * const sink: LinkSink = { frame: (frame) => inbox.push(frame), closed: (info) => console.log(info.refused) };
+ * ```
+ */
 export interface LinkSink {
   frame(frame: InboundFrame): void;
   closed(info: LinkClosed): void;
 }
 
-/** What a link is opened with. */
+/**
+ * What a link is opened with.
+ *
+ * @example
+ * ```ts
+ * const link = await transport.open({ credential: null, baseUrl, handshakeTimeoutMs: 5000 } satisfies LinkRequest, sink);
+ * ```
+ */
 export interface LinkRequest {
   /** The session token or JWT, or `null` for an anonymous connection. */
   readonly credential: string | null;
@@ -41,7 +76,15 @@ export interface LinkRequest {
   readonly handshakeTimeoutMs: number;
 }
 
-/** One open, authenticated link. */
+/**
+ * One open, authenticated link.
+ *
+ * @example
+ * ```ts
+ * const link: RealtimeLink = await transport.open(request, sink);
+ * link.send({ id: 1, portal: '/game', gate: 'ping', data: null });
+ * ```
+ */
 export interface RealtimeLink {
   /** Sends one request; throws a `PortcullisClientError` when it cannot be sent (too large, link closed). */
   send(frame: RequestFrame): void;

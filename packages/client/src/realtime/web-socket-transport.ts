@@ -2,7 +2,14 @@ import { isServerErrorCode, PortcullisClientError } from '../errors/portcullis-c
 import { authAnswer, parseFrame } from './frame-json.js';
 import type { LinkRequest, LinkSink, RealtimeLink, RealtimeTransport } from './realtime-transport.js';
 
-/** The part of the WebSocket API the client uses: the browser's, or the `ws` package's. */
+/**
+ * The part of the WebSocket API the client uses: the browser's, or the `ws` package's.
+ *
+ * @example
+ * ```ts
+ * const socket: WebSocketLike = new WebSocket('wss://game.example.com/ws');
+ * ```
+ */
 export interface WebSocketLike {
   readonly readyState: number;
   send(data: string): void;
@@ -13,10 +20,24 @@ export interface WebSocketLike {
   onerror: ((event: unknown) => void) | null;
 }
 
-/** A WebSocket class: `globalThis.WebSocket`, or `WebSocket` of the `ws` package (which accepts `{ headers }`). */
+/**
+ * A WebSocket class: `globalThis.WebSocket`, or `WebSocket` of the `ws` package (which accepts `{ headers }`).
+ *
+ * @example
+ * ```ts
+ * const transport = webSocketTransport({ WebSocket: globalThis.WebSocket as WebSocketConstructor });
+ * ```
+ */
 export type WebSocketConstructor = new (url: string, protocolsOrOptions?: string | string[] | { headers: Record<string, string> }) => WebSocketLike;
 
-/** Options of {@link webSocketTransport}. */
+/**
+ * Options of {@link webSocketTransport}.
+ *
+ * @example
+ * ```ts
+ * const transport = webSocketTransport({ url: 'wss://game.example.com/ws', auth: 'frame' } satisfies WebSocketTransportOptions);
+ * ```
+ */
 export interface WebSocketTransportOptions {
   /** The socket address; default: the client's base URL with `ws:`/`wss:` and path `/ws`. */
   readonly url?: string;

@@ -9,6 +9,15 @@ import type { TokenKeeper } from './token-keeper.js';
 export const TOKEN_REFUSED = ['invalid_token', 'unauthorized'] as const;
 
 /**
+ * The login is over on the server (its tokens were refused, e.g. issued before the
+ * store epoch of a server whose store lost its data): `not_authenticated`, status 401,
+ * the refusal as `cause`.
+ */
+function loginGone(what: string, refusal: PortcullisClientError): PortcullisClientError {
+  return new PortcullisClientError('not_authenticated', `${what}: the login is gone; log in again`, { status: 401, cause: refusal });
+}
+
+/**
  * Renews a client's tokens, each kind single-flight: a session through its
  * refresh token, else a re-upgrade; a JWT through its refresh token, else the
  * `reauthenticate` hook. `PortcullisClient` exposes it; it is its own file so
@@ -47,20 +56,37 @@ export class CredentialRenewer implements CredentialSource {
     });
   }
 
+  /**
+   * Upgrades the held JWT. When the server refuses a JWT that was merely held (it
+   * predates the server's store epoch, or was upgraded or logged out elsewhere), the
+   * JWT is renewed once — refresh, else `reauthenticate` — and upgraded again; a
+   * refused fresh JWT ends in `not_authenticated`.
+   */
   upgrade(): Promise<SessionTokens> {
     return this.#flight.run('upgrade', async () => {
-      const jwt = await this.credential('jwt');
-      let session: SessionTokens;
-      try {
-        session = await this.api.upgrade(jwt);
-      } catch (error) {
-        if (isPortcullisClientError(error, ...TOKEN_REFUSED)) this.keeper.dropJwtAccess(jwt);
-        throw error;
-      }
-      this.keeper.dropJwtAccess(jwt);
-      this.keeper.setSession(session);
-      return session;
+      const held = this.keeper.usableJwt();
+      const first = await this.#upgradeWith(held ?? (await this.#renewJwt()));
+      if (!(first instanceof PortcullisClientError)) return first;
+      if (held === undefined) throw loginGone('the server refused the renewed JWT', first);
+      const second = await this.#upgradeWith(await this.#renewJwt());
+      if (!(second instanceof PortcullisClientError)) return second;
+      throw loginGone('the server refused the renewed JWT', second);
     });
+  }
+
+  /** The session pair, or the server's refusal of `jwt` (which is then dropped). */
+  async #upgradeWith(jwt: string): Promise<SessionTokens | PortcullisClientError> {
+    let session: SessionTokens;
+    try {
+      session = await this.api.upgrade(jwt);
+    } catch (error) {
+      if (!isPortcullisClientError(error, ...TOKEN_REFUSED)) throw error;
+      this.keeper.dropJwtAccess(jwt);
+      return error;
+    }
+    this.keeper.dropJwtAccess(jwt);
+    this.keeper.setSession(session);
+    return session;
   }
 
   async credential(kind: 'session' | 'jwt'): Promise<string> {
@@ -90,17 +116,30 @@ export class CredentialRenewer implements CredentialSource {
     });
   }
 
+  /**
+   * A new JWT: through the JWT refresh token, else (none held, or the server refused
+   * it, e.g. after its store lost its data) through `reauthenticate`, called once;
+   * else `not_authenticated`. A refused refresh token is forgotten by {@link refresh}.
+   */
   #renewJwt(): Promise<string> {
     return this.#flight.run('renew:jwt', async () => {
+      let refusal: PortcullisClientError | undefined;
       if (this.keeper.usableJwtRefresh() !== undefined) {
-        const renewed = await this.#tryRefresh('login');
-        if (renewed?.kind === 'login') return renewed.tokens.accessToken;
+        try {
+          const renewed = await this.refresh('login');
+          if (renewed.kind === 'login') return renewed.tokens.accessToken;
+        } catch (error) {
+          if (!isPortcullisClientError(error, ...TOKEN_REFUSED)) throw error;
+          refusal = error;
+        }
       }
       if (this.reauthenticate !== undefined) {
         await this.reauthenticate();
         const token = this.keeper.usableJwt();
         if (token !== undefined) return token;
+        throw new PortcullisClientError('not_authenticated', 'reauthenticate did not log in; log in again', refusal ? { status: 401, cause: refusal } : {});
       }
+      if (refusal !== undefined) throw loginGone('the server refused the refresh token', refusal);
       throw new PortcullisClientError('not_authenticated', 'no usable token is held; log in again');
     });
   }

@@ -1,8 +1,10 @@
 /**
- * Starts the real example game server (examples/game-server) in-process with the
- * in-memory store: HTTP + WebSocket on one port, TCP and UDP on their own. It
- * counts the HTTP requests per path as they reach the server, and restarts on
- * the same ports (the in-memory sessions are lost, as after a real restart).
+ * Starts the real example game server (examples/game-server) in-process, with the
+ * in-memory store (default) or Redis: HTTP + WebSocket on one port, TCP and UDP on
+ * their own. It counts the HTTP requests per path as they reach the server, and
+ * restarts on the same ports. With the in-memory store a restart loses everything,
+ * as a real one does: sessions, accounts and revocations — and the new store's epoch
+ * refuses every JWT issued before it (see packages/core/src/store/store-epoch.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ConnectionRegistry, loadConfig, silentLoggerFactory, type PortcullisConfig } from '@portcullis/core';
@@ -24,17 +26,32 @@ export interface RunningGameServer {
   restart(options?: { rotateKey?: boolean }): Promise<void>;
 }
 
-function testConfig(key: string): PortcullisConfig {
+/** Where the server keeps sessions, revocations and accounts. */
+export type GameServerStore = { readonly provider: 'inmemory' } | { readonly provider: 'redis'; readonly url: string };
+
+function testConfig(key: string, store: GameServerStore): PortcullisConfig {
   return loadConfig({
     env: {
       SVC__SECURITY__MODE: 'jwt',
-      // One key for every start, so a JWT issued before a restart still verifies after it.
+      // One key for every start, so a JWT issued before a restart still verifies after it
+      // (and is refused, if it is, for what the store says, not for its signature).
       SVC__SECURITY__KEY: key,
       SVC__SECURITY__PASSWORD__WORK_FACTOR: '4',
-      SVC__PERSISTENCE__CACHE__PROVIDER: 'inmemory',
+      SVC__PERSISTENCE__CACHE__PROVIDER: store.provider,
+      ...(store.provider === 'redis' ? { SVC__PERSISTENCE__CACHE__URL: store.url } : {}),
     },
     tree: {},
   });
+}
+
+/**
+ * Waits until the wall clock is in a later second than `ms`. A JWT's `iat` and the
+ * store epoch have one-second resolution, so without this a restart within the second
+ * of a login would let that login's JWTs through by luck; a real restart takes longer.
+ */
+async function untilSecondAfter(ms: number): Promise<void> {
+  const next = (Math.floor(ms / 1000) + 1) * 1000;
+  while (Date.now() < next) await new Promise((resolve) => setTimeout(resolve, next - Date.now() + 5));
 }
 
 const newKey = (): string => randomBytes(32).toString('base64');
@@ -46,16 +63,21 @@ const newKey = (): string => randomBytes(32).toString('base64');
  * const client = new PortcullisClient({ baseUrl: server.baseUrl });
  * ```
  */
-export async function startGameServer(options: { beforeListen?: (game: GameServer) => void } = {}): Promise<RunningGameServer> {
+export async function startGameServer(
+  options: { beforeListen?: (game: GameServer) => void; store?: GameServerStore } = {},
+): Promise<RunningGameServer> {
+  const store = options.store ?? { provider: 'inmemory' };
   const hits = new Map<string, number>();
   let ports = { http: 0, tcp: 0, udp: 0 };
   let game: GameServer | undefined;
   let realtime: RealtimeServers | undefined;
   let key = newKey();
+  let stoppedAt: number | undefined;
 
   const start = async (restart: { rotateKey?: boolean } = {}): Promise<void> => {
     if (restart.rotateKey === true) key = newKey();
-    game = await createGameServer({ config: testConfig(key), port: ports.http, host: '127.0.0.1', loggers: silentLoggerFactory });
+    if (stoppedAt !== undefined && store.provider === 'inmemory') await untilSecondAfter(stoppedAt);
+    game = await createGameServer({ config: testConfig(key, store), port: ports.http, host: '127.0.0.1', loggers: silentLoggerFactory });
     game.httpServer.prependListener('request', (req: { url?: string }) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       hits.set(path, (hits.get(path) ?? 0) + 1);
@@ -72,6 +94,7 @@ export async function startGameServer(options: { beforeListen?: (game: GameServe
     await game?.close();
     realtime = undefined;
     game = undefined;
+    stoppedAt = Date.now();
   };
 
   await start();
