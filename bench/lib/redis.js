@@ -41,7 +41,7 @@ function ping(port) {
   });
 }
 
-/** Starts redis-server and resolves `{ url, stop() }` once it answers PING. */
+/** Starts redis-server and resolves `{ url, pid, stop() }` once it answers PING. */
 export async function startRedis(binary = findRedisServer()) {
   if (!binary) throw new Error('redis-server not found');
   const port = await freePort();
@@ -60,6 +60,7 @@ export async function startRedis(binary = findRedisServer()) {
   }
   return {
     url: `redis://127.0.0.1:${port}`,
+    pid: child.pid,
     async stop() {
       process.off('exit', kill);
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -200,7 +200,7 @@ function sessionContract(provider: ProviderName): void {
   } else {
     describe('expiry (short store TTLs)', () => {
       it('expires the access token, then the refresh token, by the store TTL', async () => {
-        const short = await createHarness({ provider, redisUrl, stores: { sessionLifetimesMs: { access: 150, refresh: 1000 } } });
+        const short = await createHarness({ provider, redisUrl, stores: { sessionLifetimesMs: { access: 150, refresh: 500 } } });
         try {
           const session = await short.sessions.upgrade(short.issuer.issueLoginPair('dave').accessToken);
           expect(await short.sessions.validate(session.accessToken)).toBeDefined();
@@ -208,7 +208,7 @@ function sessionContract(provider: ProviderName): void {
           expect(await short.sessions.validate(session.accessToken)).toBeUndefined();
           const result = await short.sessions.refresh(session.refreshToken);
           if (result.kind !== 'session') throw new Error('expected a session pair');
-          await sleep(1100);
+          await sleep(600);
           await expect(short.sessions.refresh(result.session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
         } finally {
           await short.close();

@@ -1,10 +1,12 @@
 /**
  * Makes stateless JWTs revocable: a marker per used `jti` (upgraded, rotated or logged
  * out) until the token expires, a marker per revoked login family, and a per-principal
- * cut-off time for "revoke everything of this principal".
+ * cut-off time for "revoke everything of this principal". JWTs issued before the store's
+ * epoch are refused, because the markers that could have revoked them may be lost.
  */
 import type { JwtClaims } from '../contracts/tokens.js';
 import type { CacheRef, CacheStore } from '../store/cache-store.js';
+import { establishStoreEpoch, STORE_EPOCH_REF } from '../store/store-epoch.js';
 
 /**
  * The JWT side of the session store.
@@ -50,20 +52,27 @@ export class JwtInvalidation {
     return this.cache.set('principal-cutoff', principalId, Math.floor(Date.now() / 1000), this.lineageTtlMs);
   }
 
-  /** True when the `jti` was used, or its family or principal revoked. One round trip. */
+  /** True when the `jti` was used, or its family or principal revoked, or it predates the store's data. One round trip. */
   async isInvalidated(claims: JwtClaims): Promise<boolean> {
-    const [used, cutoff, family] = await this.cache.getMany(this.refs(claims, true));
-    return used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims);
+    const [epoch, used, cutoff, family] = await this.cache.getMany(this.refs(claims, true));
+    return used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims) || (await this.predates(epoch, claims));
   }
 
-  /** Like {@link isInvalidated} without the `jti` marker: the family or principal was revoked. */
+  /** Like {@link isInvalidated} without the `jti` marker: the family or principal was revoked, or the store lost its data since. */
   async isLineageRevoked(claims: JwtClaims): Promise<boolean> {
-    const [cutoff, family] = await this.cache.getMany(this.refs(claims, false));
-    return family !== undefined || this.cutOffCovers(cutoff, claims);
+    const [epoch, cutoff, family] = await this.cache.getMany(this.refs(claims, false));
+    return family !== undefined || this.cutOffCovers(cutoff, claims) || (await this.predates(epoch, claims));
+  }
+
+  private async predates(epoch: unknown, claims: JwtClaims): Promise<boolean> {
+    // No epoch: the store is new or lost its data (revocations included); start one now.
+    const since = typeof epoch === 'number' ? epoch : await establishStoreEpoch(this.cache);
+    return claims.iat < since;
   }
 
   private refs(claims: JwtClaims, withJti: boolean): CacheRef[] {
-    const refs: CacheRef[] = withJti ? [['used-jwt', claims.jti]] : [];
+    const refs: CacheRef[] = [STORE_EPOCH_REF];
+    if (withJti) refs.push(['used-jwt', claims.jti]);
     refs.push(['principal-cutoff', claims.sub]);
     if (typeof claims.fam === 'string') refs.push(['revoked-family', claims.fam]);
     return refs;

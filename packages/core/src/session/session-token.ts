@@ -5,7 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { SESSION_TOKEN_SUFFIX } from '../contracts/sessions.js';
 
-/** Length of every session token: a 36-character UUID and the `;session` suffix. */
+/**
+ * Length of every session token: a 36-character UUID and the `;session` suffix.
+ *
+ * @example
+ * ```ts
+ * SESSION_TOKEN_LENGTH; // 44
+ * ```
+ */
 export const SESSION_TOKEN_LENGTH = 36 + SESSION_TOKEN_SUFFIX.length;
 
 const SESSION_TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12};session$/;

@@ -9,6 +9,12 @@ import type { RevocationBus } from './revocation-bus.js';
 /**
  * The namespaces portcullis keeps apart in the cache. Each is a separate keyv namespace
  * (Redis keys `<prefix>:<namespace>::<key>`).
+ *
+ * @example
+ * ```ts
+ * const ns: CacheNamespace = 'lockout-failures';
+ * await cache.remainingMs(ns, key);
+ * ```
  */
 export type CacheNamespace =
   /** session access token → session record */
@@ -28,9 +34,18 @@ export type CacheNamespace =
   /** account key → failure count in the current window */
   | 'lockout-failures'
   /** account key → marker while the account is locked */
-  | 'lockout-lock';
+  | 'lockout-lock'
+  /** '' → epoch seconds when the store's data began; JWTs issued before it are refused (see store-epoch.ts) */
+  | 'store-epoch';
 
-/** One write of an atomic {@link CacheStore.write} batch. */
+/**
+ * One write of an atomic {@link CacheStore.write} batch.
+ *
+ * @example
+ * ```ts
+ * await cache.write([{ kind: 'delete', ns: 'session', key }] satisfies CacheWrite[]);
+ * ```
+ */
 export type CacheWrite =
   | { readonly kind: 'set'; readonly ns: CacheNamespace; readonly key: string; readonly value: unknown; readonly ttlMs: number }
   | { readonly kind: 'delete'; readonly ns: CacheNamespace; readonly key: string }
@@ -38,7 +53,14 @@ export type CacheWrite =
   | { readonly kind: 'add-member'; readonly ns: CacheNamespace; readonly key: string; readonly member: string; readonly ttlMs: number }
   | { readonly kind: 'remove-member'; readonly ns: CacheNamespace; readonly key: string; readonly member: string };
 
-/** A reference to one entry, for {@link CacheStore.getMany}. */
+/**
+ * A reference to one entry, for {@link CacheStore.getMany}.
+ *
+ * @example
+ * ```ts
+ * const [used, family] = await cache.getMany([['used-jwt', jti], ['revoked-family', fam]] satisfies CacheRef[]);
+ * ```
+ */
 export type CacheRef = readonly [ns: CacheNamespace, key: string];
 
 /**
@@ -83,6 +105,15 @@ export interface CacheStore {
 /**
  * The error every store operation fails with when the backing store is unreachable.
  * The cause is kept for logs; the message never names a key.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   return await redis.get(key);
+ * } catch (error) {
+ *   throw storeUnavailable(error);
+ * }
+ * ```
  */
 export function storeUnavailable(cause?: unknown): PortcullisError {
   if (cause instanceof PortcullisError && cause.code === 'unavailable') return cause;

@@ -11,7 +11,14 @@ import { PORTCULLIS_CONFIG } from '../di/tokens.js';
 import type { CacheStore } from './cache-store.js';
 import { SessionStores } from './session-stores.js';
 
-/** Whether an account is locked, and for how many more seconds (0 when not locked). */
+/**
+ * Whether an account is locked, and for how many more seconds (0 when not locked).
+ *
+ * @example
+ * ```ts
+ * const { locked, retryAfterSeconds }: LockoutStatus = await lockout.isLocked(username);
+ * ```
+ */
 export interface LockoutStatus {
   readonly locked: boolean;
   readonly retryAfterSeconds: number;

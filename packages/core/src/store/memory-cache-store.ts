@@ -9,8 +9,16 @@ import type { Logger } from '../logging/logger.js';
 import type { CacheEntry } from './cache-entry.js';
 import type { CacheNamespace, CacheRef, CacheStore, CacheWrite } from './cache-store.js';
 import { LocalRevocationBus } from './revocation-bus.js';
+import { epochSecondsNow, STORE_EPOCH_REF } from './store-epoch.js';
 
-/** Options of {@link MemoryCacheStore}. */
+/**
+ * Options of {@link MemoryCacheStore}.
+ *
+ * @example
+ * ```ts
+ * const cache = new MemoryCacheStore(logger, { sweepIntervalMs: 10_000 } satisfies MemoryCacheStoreOptions);
+ * ```
+ */
 export interface MemoryCacheStoreOptions {
   /** How often expired entries are swept (keyv itself only drops them when read). Default 60 s. */
   readonly sweepIntervalMs?: number;
@@ -39,6 +47,8 @@ export class MemoryCacheStore implements CacheStore {
     // and write the very same envelopes keyv does. Keys are namespaced here, not by keyv, whose
     // prefixing skips keys that already start with the namespace.
     this.keyv = new Keyv({ store: this.entries, useKeyPrefix: false, serialize: undefined, deserialize: undefined, throwOnErrors: true });
+    // This store's data begins now: JWTs issued before (by an earlier process) are refused.
+    this.entries.set(this.fullKey(...STORE_EPOCH_REF), { value: epochSecondsNow() });
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
     this.sweeper.unref();
   }
@@ -78,7 +88,7 @@ export class MemoryCacheStore implements CacheStore {
       if (w.kind === 'set') this.entries.set(key, { value: w.value, expires: now + w.ttlMs });
       else if (w.kind === 'delete') this.entries.delete(key);
       else if (w.kind === 'add-member') this.addMember(key, this.entry(w.ns, w.key), w.member, now + w.ttlMs);
-      else (this.entry(w.ns, w.key)?.value as Set<string> | undefined)?.delete(w.member);
+      else this.removeMember(key, this.entry(w.ns, w.key), w.member);
     }
   }
 
@@ -131,6 +141,12 @@ export class MemoryCacheStore implements CacheStore {
     }
     (entry.value as Set<string>).add(member);
     entry.expires = Math.max(entry.expires ?? 0, expires);
+  }
+
+  private removeMember(key: string, entry: CacheEntry | undefined, member: string): void {
+    const members = entry?.value as Set<string> | undefined;
+    // An emptied set goes, as in Redis: kept, every logout would leave one behind for refresh-days.
+    if (members?.delete(member) && members.size === 0) this.entries.delete(key);
   }
 
   private sweep(): void {

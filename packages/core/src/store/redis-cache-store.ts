@@ -13,8 +13,16 @@ import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './ca
 import type { CacheNamespace, CacheRef, CacheStore, CacheWrite } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from './redis-connection.js';
 import { RedisRevocationBus } from './redis-revocation-bus.js';
+import { establishStoreEpoch } from './store-epoch.js';
 
-/** Options of {@link RedisCacheStore}. */
+/**
+ * Options of {@link RedisCacheStore}.
+ *
+ * @example
+ * ```ts
+ * const cache = new RedisCacheStore({ url: 'redis://10.0.0.5:6379', keyPrefix: 'game' } satisfies RedisCacheStoreOptions, logger);
+ * ```
+ */
 export interface RedisCacheStoreOptions {
   /** `svc:persistence:cache:url`, e.g. `redis://127.0.0.1:6379`. */
   readonly url: string;
@@ -133,9 +141,11 @@ export class RedisCacheStore implements CacheStore {
     return this.run(async () => Math.max(0, Number(await this.client.pTTL(this.fullKey(ns, key)))));
   }
 
+  /** Waits for both connections and starts the store epoch if this Redis has none (see store-epoch.ts). */
   async ready(timeoutMs = 2000): Promise<void> {
     await waitUntilReady(this.client, timeoutMs);
     await this.revocations.whenLive(timeoutMs);
+    await establishStoreEpoch(this);
   }
 
   async close(): Promise<void> {

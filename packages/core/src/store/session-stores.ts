@@ -10,7 +10,14 @@ import type { CacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
 import { RedisCacheStore } from './redis-cache-store.js';
 
-/** Options of {@link createSessionStores}. */
+/**
+ * Options of {@link createSessionStores}.
+ *
+ * @example
+ * ```ts
+ * const stores = createSessionStores(config, { keyPrefix: 'game', operationTimeoutMs: 500 } satisfies SessionStoreOptions);
+ * ```
+ */
 export interface SessionStoreOptions {
   /** Where connection state changes are logged. Default: silent. */
   readonly loggers?: LoggerFactory;
