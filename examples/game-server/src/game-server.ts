@@ -59,6 +59,7 @@ export async function createGameServer(options: GameServerOptions = {}): Promise
   container.register(ADMIN_USERS, { useValue: options.adminUsers ?? new Set() });
   const app = createPortcullisApp(container, { controllers: [GameAuthController, ApiController], trustProxy: options.trustProxy ?? false });
   const httpServer = createServer(app);
+  const log = loggers.create('game-server');
   return {
     config,
     container,
@@ -69,6 +70,8 @@ export async function createGameServer(options: GameServerOptions = {}): Promise
         httpServer.once('error', reject);
         httpServer.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => {
           httpServer.off('error', reject);
+          // Without a listener, an 'error' after listen (EMFILE on accept) would end the process.
+          httpServer.on('error', (error: NodeJS.ErrnoException) => log.error('HTTP server error', { error: error.code ?? error.name }));
           const { address, port, family } = httpServer.address() as AddressInfo;
           resolve({ http: `http://${family === 'IPv6' ? `[${address}]` : address}:${port}` });
         });

@@ -9,27 +9,21 @@ import { fileURLToPath } from 'node:url';
 import { consoleLoggerFactory, loadConfig } from '@portcullis/core';
 import { parseAdminUsers } from './admin-users.js';
 import { createGameServer } from './game-server.js';
-import { realtimeAddressesFromEnv, startRealtime } from './realtime.js';
+import { portFromEnv, realtimeAddressesFromEnv, startRealtime } from './realtime.js';
 
 const exampleConfig = fileURLToPath(new URL('../svc.config.json', import.meta.url));
 
-function port(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`${name} must be a port number (0-65535), got ${JSON.stringify(value)}`);
-  return n;
-}
-
 try {
+  const addresses = realtimeAddressesFromEnv(process.env);
   const server = await createGameServer({
     config: loadConfig({ env: { SVC_CONFIG: exampleConfig, ...process.env } }),
-    port: port(process.env.PORT, 3000, 'PORT'),
-    host: process.env.HOST || '127.0.0.1',
+    port: portFromEnv('PORT', process.env.PORT, 3000),
+    host: addresses.host,
     adminUsers: parseAdminUsers(process.env.ADMIN_USERS),
     loggers: consoleLoggerFactory,
   });
   const { http } = await server.listen();
-  const realtime = await startRealtime(server.container, server.httpServer, realtimeAddressesFromEnv(process.env));
+  const realtime = await startRealtime(server.container, server.httpServer, addresses);
   const { host, tcpPort, udpPort } = realtime.addresses;
   console.log(`portcullis example game server
   HTTP       ${http}  (POST /auth/signup, /auth/login/unamepwd, /auth/upgrade; GET /api/me)
@@ -37,7 +31,13 @@ try {
   TCP        ${host}:${tcpPort}
   UDP        ${host}:${udpPort}`);
   const stop = () => {
-    void realtime.close().then(() => server.close()).then(() => process.exit(0));
+    realtime.close().then(() => server.close()).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`portcullis example: unclean shutdown: ${error instanceof Error ? error.name : typeof error}`);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

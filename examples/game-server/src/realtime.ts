@@ -38,7 +38,7 @@ export interface RealtimeServers {
  * ```
  */
 export function realtimeAddressesFromEnv(env: Record<string, string | undefined>): RealtimeAddresses {
-  return { host: env.HOST || '127.0.0.1', tcpPort: port('TCP_PORT', env.TCP_PORT, 3001), udpPort: port('UDP_PORT', env.UDP_PORT, 3002) };
+  return { host: env.HOST || '127.0.0.1', tcpPort: portFromEnv('TCP_PORT', env.TCP_PORT, 3001), udpPort: portFromEnv('UDP_PORT', env.UDP_PORT, 3002) };
 }
 
 /**
@@ -79,7 +79,16 @@ export async function startRealtime(container: DependencyContainer, httpServer: 
   }
 }
 
-function port(name: string, value: string | undefined, fallback: number): number {
+/**
+ * A port number from an environment variable; `fallback` when it is unset or empty.
+ *
+ * @throws TypeError for a value that is not an integer from 0 to 65535.
+ * @example
+ * ```ts
+ * portFromEnv('PORT', process.env.PORT, 3000);
+ * ```
+ */
+export function portFromEnv(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new TypeError(`${name} must be a port number from 0 to 65535, got "${value}"`);

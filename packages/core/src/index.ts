@@ -25,7 +25,6 @@ export { PasswordHasher } from './password/password-hasher.js';
 export { BcryptLimiter, defaultBcryptConcurrency } from './password/bcrypt-limiter.js';
 export { assertPassword, bcryptInput, type PasswordPrehash } from './password/password-input.js';
 export { normaliseBcryptHash } from './password/bcrypt-hash-format.js';
-export { SHIELD_METADATA, AUTHORIZE_METADATA, PORTAL_METADATA, GATE_METADATA, GATE_METHODS_METADATA } from './shield/metadata-keys.js';
 export type { ClassOrMethodDecorator } from './shield/decorator-target.js';
 export { Shield, type ShieldClass } from './shield/shield.decorator.js';
 export { JwtShield } from './shield/jwt-shield.decorator.js';
@@ -36,7 +35,9 @@ export { PORTCULLIS_CONTAINER } from './shield/container-token.js';
 export { ShieldEnforcer, REFUSALS, type EnforceResult, type RefusalCode } from './shield/shield-enforcer.js';
 export { JwtAuth, type VerifiedJwt } from './shield/jwt-auth.js';
 export { SessionAuth } from './shield/session-auth.js';
-export { credentialKind, isJwtShape, isSessionTokenShape, type CredentialKind } from './shield/credential-kind.js';
+export { SessionOrJwtAuth } from './shield/session-or-jwt-auth.js';
+export { bearerCredential } from './shield/bearer-credential.js';
+export { credentialKind, isJwtShape, type CredentialKind } from './shield/credential-kind.js';
 export { Portal } from './realtime/portal.decorator.js';
 export { Gate } from './realtime/gate.decorator.js';
 export { readPortalPlan, type GateRoute, type PortalPlan } from './realtime/portal-reader.js';
@@ -47,7 +48,17 @@ export { ConnectionAuthenticator, type ConnectionAuthResult } from './realtime/c
 export { GateDispatcher, type PortalClass } from './realtime/gate-dispatcher.js';
 export { DEFAULT_MAX_FRAME_BYTES, FRAME_HEADER_BYTES, encodeFrame, FrameDecoder, FrameTooLargeError } from './realtime/frame-codec.js';
 export { ReplySequencer, type PendingReply, type ReplySequencerOptions } from './realtime/reply-sequencer.js';
-export { ConnectionProtocol, type ConnectionProtocolOptions, type HandshakeMode, type ProtocolCloseReason } from './realtime/connection-protocol.js';
+export {
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_MAX_PENDING_REQUESTS,
+  nonNegativeInteger,
+  positiveInteger,
+  resolveConnectionTransportOptions,
+  type ConnectionTransportOptions,
+  type ResolvedConnectionTransportOptions,
+} from './realtime/transport-options.js';
+export { ConnectionProtocol } from './realtime/connection-protocol.js';
+export type { ConnectionProtocolOptions, HandshakeMode, ProtocolCloseReason } from './realtime/connection-protocol-options.js';
 export {
   ConnectionRegistry,
   type ConnectionCloseCode,

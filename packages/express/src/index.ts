@@ -7,10 +7,7 @@
 import 'reflect-metadata';
 export { Controller } from './routing/controller.decorator.js';
 export { Delete, Get, Patch, Post, Put } from './routing/route.decorators.js';
-export {
-  CONTROLLER_METADATA, ROUTES_METADATA, readControllerPrefix, readControllerRoutes,
-  type ControllerRoute, type HttpMethod, type RouteDefinition,
-} from './routing/route-metadata.js';
+export { readControllerPrefix, readControllerRoutes, type ControllerRoute, type HttpMethod, type RouteDefinition } from './routing/route-metadata.js';
 export { createPortcullisApp, mountControllers, type ControllerClass, type PortcullisAppOptions } from './mount/mount-controllers.js';
 export { HttpRuntime, type PortcullisHttpOptions } from './mount/http-runtime.js';
 export { authorize, jwtShield, sessionShield, shield, type ShieldMiddlewareOptions } from './middleware/shield-middleware.js';
@@ -23,7 +20,6 @@ export { portcullisErrorHandler, sendError, sendPortcullisError } from './http/e
 export { DEFAULT_BODY_LIMIT, jsonBody } from './http/json-body.js';
 export { clientIp, principalId, principalName } from './http/caller-helpers.js';
 export { authContextOf, getPrincipal } from './http/request-auth.js';
-export { authContextFromRequest, bearerCredential, connectionClientId } from './http/auth-context-builder.js';
+export { authContextFromRequest, connectionClientId } from './http/auth-context-builder.js';
 export { JwtAuthController, upgradeResponse, type LoginResponse, type UpgradeResponse } from './auth/jwt-auth-controller.js';
 export type { UpgradeContext } from './auth/upgrade-context.js';
-export { SessionOrJwtAuth } from './auth/session-or-jwt-auth.js';

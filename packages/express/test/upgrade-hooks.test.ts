@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UpgradeContext } from '../src/index.js';
 import { jwtPayload, signupAndLogin, startHarness, type Harness } from './support/http-harness.js';
-import { ApiController, TestAuthController, failNextSuccess, hookCalls } from './support/test-controllers.js';
+import { ApiController, TestAuthController, failNextSuccess, hookCalls, reservedClaimNextLogin } from './support/test-controllers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,6 +27,15 @@ describe('JwtAuthController hooks', () => {
     expect(jwtPayload(login.refreshToken)).toMatchObject({ sub: account.storageId, name: 'sara' });
     await h.post('/auth/login/unamepwd', { username: 'sara', password: 'correct horse battery' });
     expect((hookCalls[1]!.args[1] as { path: string }).path).toBe('/auth/login/unamepwd');
+  });
+
+  it('answers 500 internal without detail when getClaimsForLogin returns a reserved claim (a server bug, not bad input)', async () => {
+    await signupAndLogin(h, 'rita');
+    reservedClaimNextLogin.value = true;
+    const answer = await h.post('/auth/login/unamepwd', { username: 'rita', password: 'correct horse battery' });
+    expect(answer.status).toBe(500);
+    expect(answer.json).toEqual({ error: 'internal', message: 'internal error' });
+    expect((await h.post('/auth/login/unamepwd', { username: 'rita', password: 'correct horse battery' })).status).toBe(200);
   });
 
   it('runs onUpgrade then onUpgradeSuccess with the context, the client id and the result; a replaced context reaches the success hook', async () => {

@@ -1,4 +1,4 @@
-import type { GateDispatcher, LoggerFactory } from '@portcullis/core';
+import { positiveInteger, type GateDispatcher, type LoggerFactory } from '@portcullis/core';
 
 /**
  * Options of {@link createUdpTransport}. Only `dispatcher` is required.
@@ -32,7 +32,14 @@ export interface ResolvedUdpOptions extends Required<Omit<UdpTransportOptions, '
   readonly loggers: LoggerFactory | undefined;
 }
 
-/** Default largest datagram accepted: 1,200 bytes. */
+/**
+ * Default largest datagram accepted: 1,200 bytes.
+ *
+ * @example
+ * ```ts
+ * createUdpTransport({ dispatcher, maxDatagramBytes: DEFAULT_MAX_DATAGRAM_BYTES / 2 });
+ * ```
+ */
 export const DEFAULT_MAX_DATAGRAM_BYTES = 1200;
 
 /**
@@ -51,15 +58,10 @@ export function resolveUdpOptions(options: UdpTransportOptions): ResolvedUdpOpti
   }
   return {
     dispatcher: options.dispatcher,
-    maxDatagramBytes: positive('maxDatagramBytes', options.maxDatagramBytes ?? DEFAULT_MAX_DATAGRAM_BYTES),
+    maxDatagramBytes: positiveInteger('maxDatagramBytes', options.maxDatagramBytes ?? DEFAULT_MAX_DATAGRAM_BYTES),
     amplificationFactor,
-    maxPendingRequests: positive('maxPendingRequests', options.maxPendingRequests ?? 1024),
+    maxPendingRequests: positiveInteger('maxPendingRequests', options.maxPendingRequests ?? 1024),
     type: options.type ?? 'udp4',
     loggers: options.loggers,
   };
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer, got ${value}`);
-  return value;
 }

@@ -12,7 +12,14 @@ import { resolveUdpOptions, type ResolvedUdpOptions, type UdpTransportOptions } 
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Counters of datagrams that got no reply, for metrics. */
+/**
+ * Counters of datagrams that got no reply, for metrics.
+ *
+ * @example
+ * ```ts
+ * setInterval(() => metrics.gauge('udp.garbage', udp.dropped.garbage), 10_000);
+ * ```
+ */
 export interface UdpDropCounts {
   /** Over `maxDatagramBytes`. */
   oversized: number;

@@ -4,9 +4,4 @@
  */
 export { attachWebSocketTransport, WebSocketTransport } from './ws-transport.js';
 export { WS_CLOSE } from './ws-connection.js';
-export {
-  DEFAULT_HEARTBEAT_INTERVAL_MS,
-  DEFAULT_MAX_BUFFERED_BYTES,
-  DEFAULT_WS_MAX_PAYLOAD,
-  type WebSocketTransportOptions,
-} from './ws-options.js';
+export { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_WS_MAX_PAYLOAD, type WebSocketTransportOptions } from './ws-options.js';

@@ -12,6 +12,8 @@ import type { Duplex } from 'node:stream';
  */
 export function refuseUpgrade(socket: Duplex, status: 401 | 404 | 503): void {
   if (socket.destroyed) return;
+  // The HTTP server removed its own listeners when it handed the socket over for the upgrade.
+  if (socket.listenerCount('error') === 0) socket.on('error', () => socket.destroy());
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, 'Connection: close', 'Content-Length: 0'];
   if (status === 401) lines.push('WWW-Authenticate: Bearer error="invalid_token"');
   if (status === 503) lines.push('Retry-After: 1');

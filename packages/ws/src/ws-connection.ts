@@ -9,7 +9,16 @@ import { WebSocket, type RawData } from 'ws';
 import type { Heartbeat } from './heartbeat.js';
 import type { ResolvedWebSocketOptions } from './ws-options.js';
 
-/** Close codes this transport sends. */
+/**
+ * Close codes this transport sends.
+ *
+ * @example
+ * ```ts
+ * ws.on('close', (code) => {
+ *   if (code === WS_CLOSE.unauthorized) void client.relogin();
+ * });
+ * ```
+ */
 export const WS_CLOSE = Object.freeze({
   /** The credential was refused (auth frame) or revoked. */
   unauthorized: 4401,
@@ -109,10 +118,14 @@ export class WebSocketConnection {
       ws.terminate();
       return;
     }
-    if (buffered + text.length <= this.pauseAbove) return ws.send(text);
-    this.writeBlocked = true;
-    this.updateReading();
-    ws.send(text, this.onFlushed);
+    if (buffered + text.length > this.pauseAbove && !this.writeBlocked) {
+      this.writeBlocked = true;
+      this.updateReading();
+    }
+    // While blocked, every send reports its flush: the last one's may be the only one to
+    // find the buffer drained, and reading must not stay paused after it.
+    if (this.writeBlocked) ws.send(text, this.onFlushed);
+    else ws.send(text);
   }
 
   private setSaturated(saturated: boolean): void {

@@ -8,9 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { consoleLoggerFactory, type Logger } from '@portcullis/core';
+import { bearerCredential, consoleLoggerFactory, type Logger } from '@portcullis/core';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { bearerFromHeader } from './authorization-header.js';
 import { Heartbeat } from './heartbeat.js';
 import { refuseUpgrade } from './upgrade-refusal.js';
 import { WebSocketConnection, WS_CLOSE, type WebSocketPeer } from './ws-connection.js';
@@ -96,7 +95,7 @@ export class WebSocketTransport {
   private async authenticate(request: IncomingMessage): Promise<WebSocketPeer | 401 | 503> {
     const clientId = `ws-${randomUUID()}`;
     const remoteAddress = this.options.remoteAddress(request);
-    const token = bearerFromHeader(request.headers.authorization);
+    const token = bearerCredential(request.headers.authorization);
     if (token === undefined) return { clientId, remoteAddress, handshake: 'optional' };
     if (token === null) return 401;
     const memo = new Map<unknown, unknown>();

@@ -4,7 +4,15 @@
  */
 import { PortcullisError } from '../errors/portcullis-error.js';
 
-/** Usernames: 3 to 32 of letters, digits, `_`, `.` and `-` (never `@`, so never an email). */
+/**
+ * Usernames: 3 to 32 of letters, digits, `_`, `.` and `-` (never `@`, so never an email).
+ *
+ * @example
+ * ```ts
+ * USERNAME_PATTERN.test('ada_lovelace');     // true
+ * USERNAME_PATTERN.test('ada@example.com'); // false
+ * ```
+ */
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{3,32}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_EMAIL_LENGTH = 254;

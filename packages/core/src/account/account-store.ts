@@ -23,7 +23,14 @@ export interface Account {
   readonly passwordHash: string | null;
 }
 
-/** What {@link AccountStore.create} needs; the store assigns the `storageId`. */
+/**
+ * What {@link AccountStore.create} needs; the store assigns the `storageId`.
+ *
+ * @example
+ * ```ts
+ * await accounts.create({ username: 'ada', email: 'ada@example.com', passwordHash } satisfies NewAccount);
+ * ```
+ */
 export interface NewAccount {
   readonly username: string;
   readonly email: string;
@@ -57,5 +64,12 @@ export interface AccountStore {
   findById(storageId: string): Promise<Account | undefined>;
 }
 
-/** Injection token of the application's {@link AccountStore}. */
+/**
+ * Injection token of the application's {@link AccountStore}.
+ *
+ * @example
+ * ```ts
+ * container.register(ACCOUNT_STORE, { useValue: new PostgresAccountStore(pool) });
+ * ```
+ */
 export const ACCOUNT_STORE: InjectionToken<AccountStore> = Symbol.for('portcullis:account-store');

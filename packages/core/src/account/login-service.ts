@@ -14,7 +14,14 @@ import { checkCaptchaToken, checkEmail, checkLoginName, checkPassword, checkUser
 import { ACCOUNT_STORE, type Account, type AccountStore } from './account-store.js';
 import { LockedOutError } from './login-errors.js';
 
-/** A signup: the fields of SPEC.md's signup request. */
+/**
+ * A signup: the fields of SPEC.md's signup request.
+ *
+ * @example
+ * ```ts
+ * const account = await logins.signup({ email, username, password } satisfies SignupRequest);
+ * ```
+ */
 export interface SignupRequest {
   readonly email: string;
   readonly username: string;
@@ -23,12 +30,26 @@ export interface SignupRequest {
   readonly captchaToken?: string;
 }
 
-/** A password login by email or by username. */
+/**
+ * A password login by email or by username.
+ *
+ * @example
+ * ```ts
+ * const login: PasswordLogin = { username: 'ada', password };
+ * ```
+ */
 export type PasswordLogin =
   | { readonly email: string; readonly password: string; readonly captchaToken?: string }
   | { readonly username: string; readonly password: string; readonly captchaToken?: string };
 
-/** Where a request came from, for the captcha provider. */
+/**
+ * Where a request came from, for the captcha provider.
+ *
+ * @example
+ * ```ts
+ * await logins.loginWithUsername(body, { remoteAddress: req.ip } satisfies LoginOrigin);
+ * ```
+ */
 export interface LoginOrigin {
   readonly remoteAddress?: string;
 }

@@ -9,7 +9,14 @@ import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisC
 import type { Account, AccountStore, NewAccount } from './account-store.js';
 import { normalizeAccountKey } from '../store/lockout-store.js';
 
-/** Options of {@link RedisAccountStore}: a URL to connect to, or a client to share. */
+/**
+ * Options of {@link RedisAccountStore}: a URL to connect to, or a client to share.
+ *
+ * @example
+ * ```ts
+ * const store = new RedisAccountStore({ url: config.persistence.cache.url, keyPrefix: 'game' } satisfies RedisAccountStoreOptions);
+ * ```
+ */
 export type RedisAccountStoreOptions = ({ readonly url: string } | { readonly client: RedisClient }) & {
   /** Prefix of every key; default `portcullis`. Keys are `<prefix>:account:…`. */
   readonly keyPrefix?: string;

@@ -22,5 +22,12 @@ export interface CaptchaVerifier {
   verify(token: string | undefined, remoteAddress?: string): Promise<boolean>;
 }
 
-/** Injection token of the application's {@link CaptchaVerifier}. */
+/**
+ * Injection token of the application's {@link CaptchaVerifier}.
+ *
+ * @example
+ * ```ts
+ * container.register(CAPTCHA_VERIFIER, { useValue: { enabled: false, verify: async () => true } });
+ * ```
+ */
 export const CAPTCHA_VERIFIER: InjectionToken<CaptchaVerifier> = Symbol.for('portcullis:captcha-verifier');

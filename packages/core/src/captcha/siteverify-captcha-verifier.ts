@@ -8,7 +8,14 @@ import type { PortcullisConfig } from '../config/portcullis-config.js';
 import { PORTCULLIS_CONFIG } from '../di/tokens.js';
 import type { CaptchaVerifier } from './captcha-verifier.js';
 
-/** Options of {@link SiteverifyCaptchaVerifier}. */
+/**
+ * Options of {@link SiteverifyCaptchaVerifier}.
+ *
+ * @example
+ * ```ts
+ * const captcha = SiteverifyCaptchaVerifier.create(config, { timeoutMs: 2000 } satisfies SiteverifyOptions);
+ * ```
+ */
 export interface SiteverifyOptions {
   /** Longest wait for the provider; past it the token is refused. Default 5000 ms. */
   readonly timeoutMs?: number;

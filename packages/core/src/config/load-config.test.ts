@@ -213,6 +213,17 @@ describe('loadConfig: invalid settings stop start-up with one message naming the
     expect(err.message).not.toContain('\n');
   });
 
+  it('refuses a key or captcha secret given as a list or section without quoting what it holds', () => {
+    const tree = (security: Record<string, unknown>) => ({ svc: { security: { captcha: { provider: 'hcaptcha' }, ...security } } });
+    const asList = configError(() => loadConfig({ env: {}, tree: tree({ key: [KEY] }) }));
+    expect(asList.key).toBe('svc:security:key');
+    expect(asList.message).toMatch(/must be a string, got a list/);
+    expect(asList.message).not.toContain(KEY.slice(0, 12));
+    const asSection = configError(() => loadConfig({ env: {}, tree: tree({ captcha: { provider: 'hcaptcha', 'secret-key': { value: 'captcha-secret-value-123' } } }) }));
+    expect(asSection.message).toMatch(/must be a string, got a section/);
+    expect(asSection.message).not.toContain('captcha-secret');
+  });
+
   it('refuses a typo in a file setting too', () => {
     const err = configError(() => loadConfig({ env: {}, tree: { svc: { security: { password: { work_factr: 12 } } } } }));
     expect(err.key).toBe('svc:security:password:work-factr');

@@ -1,9 +1,16 @@
 import { ConfigError } from '../errors/portcullis-error.js';
 import { Secret } from '../key/secret.js';
 import { overlayEnvironment, readConfigFile, type RawTree } from './config-source.js';
-import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig } from './portcullis-config.js';
+import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from './portcullis-config.js';
 
-/** Where {@link loadConfig} reads from; every field defaults to the process's own. */
+/**
+ * Where {@link loadConfig} reads from; every field defaults to the process's own.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig({ env: { SVC__SECURITY__MODE: 'jwt' }, tree: {} } satisfies ConfigSources);
+ * ```
+ */
 export interface ConfigSources {
   /** Environment variables; defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
@@ -15,8 +22,11 @@ export interface ConfigSources {
 
 type Reader<T> = (value: unknown, key: string) => T;
 
+/** Quotes a scalar; names only the kind of a list or section, which may hold a secret (a key given as a list). */
 function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' && value !== null ? 'a section' : String(value);
 }
 
 const integer = (min: number, max: number): Reader<number> => (value, key) => {
@@ -78,15 +88,70 @@ class Section {
   }
 }
 
-function readSecurity(s: Section, production: boolean) {
-  const jwt = s.child('jwt');
-  const password = s.child('password');
-  const lockout = s.child('lockout');
-  const captcha = s.child('captcha');
-  const session = s.child('session');
-  const provider = captcha.optional('provider', oneOf<CaptchaProvider>('recaptcha', 'hcaptcha', 'turnstile'));
+function readPassword(s: Section): SecurityConfig['password'] {
+  const section = s.child('password');
+  const password = {
+    workFactor: section.read('work-factor', integer(4, 31), 11),
+    prehash: section.read('prehash', oneOf('none', 'sha384'), 'none'),
+    minLength: section.read('min-length', integer(1, 4096), 8),
+    maxLength: section.read('max-length', integer(1, 65_536), 1024),
+  };
+  section.done();
+  if (password.minLength > password.maxLength) {
+    throw new ConfigError('svc:security:password:min-length', `must not exceed password:max-length (${password.maxLength})`);
+  }
+  return password;
+}
+
+function readLockout(s: Section): SecurityConfig['lockout'] {
+  const section = s.child('lockout');
+  const lockout = {
+    store: section.read('store', oneOf('memory', 'backplane'), 'memory'),
+    maxFailures: section.read('max-failures', integer(1, 1_000_000), 5),
+    windowMinutes: section.read('window-minutes', integer(1, 525_600), 15),
+    lockMinutes: section.read('lock-minutes', integer(1, 525_600), 15),
+  };
+  section.done();
+  return lockout;
+}
+
+function readCaptcha(s: Section): SecurityConfig['captcha'] {
+  const section = s.child('captcha');
+  const provider = section.optional('provider', oneOf<CaptchaProvider>('recaptcha', 'hcaptcha', 'turnstile'));
+  const captcha = {
+    provider,
+    siteKey: section.read('site-key', text, ''),
+    secretKey: new Secret(section.read('secret-key', text, '')),
+    verifyUrl: section.read('verify-url', text, provider ? CAPTCHA_VERIFY_URLS[provider] : ''),
+  };
+  section.done();
+  if (!captcha.secretKey.isEmpty && !provider) {
+    throw new ConfigError('svc:security:captcha:provider', 'must be one of "recaptcha", "hcaptcha", "turnstile" when captcha:secret-key is set');
+  }
+  return captcha;
+}
+
+function readSession(s: Section): SecurityConfig['session'] {
+  const section = s.child('session');
+  const session = {
+    accessMinutes: section.read('access-minutes', integer(1, 525_600), 60),
+    refreshDays: section.read('refresh-days', integer(1, 3650), 7),
+    nearCacheSeconds: section.read('near-cache-seconds', integer(0, 3600), 5),
+  };
+  section.done();
+  return session;
+}
+
+function readJwt(s: Section): SecurityConfig['jwt'] {
+  const section = s.child('jwt');
+  const jwt = { mapInboundClaims: section.read('map-inbound-claims', boolean, true), nameClaim: section.read('name-claim', text, '') };
+  section.done();
+  return jwt;
+}
+
+function readSecurity(s: Section): SecurityConfig {
   const keyText = s.optional('key', text);
-  const security = {
+  const security: SecurityConfig = {
     mode: s.optional('mode', oneOf('jwt')),
     key: keyText === undefined ? undefined : new Secret(keyText.trim()),
     // RFC 7518 §3.2: an HS256 key MUST be at least 256 bits, so the floor is not configurable.
@@ -96,42 +161,13 @@ function readSecurity(s: Section, production: boolean) {
     issuer: s.read('issuer', text, 'portcullis'),
     audience: s.read('audience', text, 'portcullis'),
     clockSkewSeconds: s.read('clock-skew-seconds', integer(0, 3600), 30),
-    jwt: {
-      mapInboundClaims: jwt.read('map-inbound-claims', boolean, true),
-      nameClaim: jwt.read('name-claim', text, ''),
-    },
-    password: {
-      workFactor: password.read('work-factor', integer(4, 31), 11),
-      prehash: password.read('prehash', oneOf('none', 'sha384'), 'none'),
-      minLength: password.read('min-length', integer(1, 4096), 8),
-      maxLength: password.read('max-length', integer(1, 65_536), 1024),
-    },
-    lockout: {
-      store: lockout.read('store', oneOf('memory', 'backplane'), 'memory'),
-      maxFailures: lockout.read('max-failures', integer(1, 1_000_000), 5),
-      windowMinutes: lockout.read('window-minutes', integer(1, 525_600), 15),
-      lockMinutes: lockout.read('lock-minutes', integer(1, 525_600), 15),
-    },
-    captcha: {
-      provider,
-      siteKey: captcha.read('site-key', text, ''),
-      secretKey: new Secret(captcha.read('secret-key', text, '')),
-      verifyUrl: captcha.read('verify-url', text, provider ? CAPTCHA_VERIFY_URLS[provider] : ''),
-    },
-    session: {
-      accessMinutes: session.read('access-minutes', integer(1, 525_600), 60),
-      refreshDays: session.read('refresh-days', integer(1, 3650), 7),
-      nearCacheSeconds: session.read('near-cache-seconds', integer(0, 3600), 5),
-    },
+    jwt: readJwt(s),
+    password: readPassword(s),
+    lockout: readLockout(s),
+    captcha: readCaptcha(s),
+    session: readSession(s),
   };
-  for (const section of [jwt, password, lockout, captcha, session, s]) section.done();
-  if (security.password.minLength > security.password.maxLength) {
-    throw new ConfigError('svc:security:password:min-length', `must not exceed password:max-length (${security.password.maxLength})`);
-  }
-  if (!security.captcha.secretKey.isEmpty && !provider) {
-    throw new ConfigError('svc:security:captcha:provider', 'must be one of "recaptcha", "hcaptcha", "turnstile" when captcha:secret-key is set');
-  }
-  void production;
+  s.done();
   return security;
 }
 
@@ -165,7 +201,7 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
   }
   const svc = new Section(((tree.svc ?? Object.create(null)) as RawTree), 'svc');
   const hasSecuritySection = (tree.svc as RawTree | undefined)?.security !== undefined;
-  const security = readSecurity(svc.child('security'), production);
+  const security = readSecurity(svc.child('security'));
   const persistence = svc.child('persistence');
   const cache = persistence.child('cache');
   const errors = svc.child('errors');

@@ -1,6 +1,13 @@
 import type { Secret } from '../key/secret.js';
 
-/** Captcha providers portcullis can verify against. */
+/**
+ * Captcha providers portcullis can verify against.
+ *
+ * @example
+ * ```ts
+ * const provider: CaptchaProvider | undefined = config.security.captcha.provider;
+ * ```
+ */
 export type CaptchaProvider = 'recaptcha' | 'hcaptcha' | 'turnstile';
 
 /**
@@ -79,7 +86,14 @@ export interface PortcullisConfig {
   };
 }
 
-/** Each provider's public verify endpoint. */
+/**
+ * Each provider's public verify endpoint.
+ *
+ * @example
+ * ```ts
+ * CAPTCHA_VERIFY_URLS.hcaptcha; // 'https://api.hcaptcha.com/siteverify'
+ * ```
+ */
 export const CAPTCHA_VERIFY_URLS: Readonly<Record<CaptchaProvider, string>> = Object.freeze({
   recaptcha: 'https://www.google.com/recaptcha/api/siteverify',
   hcaptcha: 'https://api.hcaptcha.com/siteverify',

@@ -1,6 +1,13 @@
 import type { Principal } from './principal.js';
 
-/** The transports a request can arrive on. */
+/**
+ * The transports a request can arrive on.
+ *
+ * @example
+ * ```ts
+ * if (ctx.transport === 'udp') return { ok: false, code: 'forbidden', message: 'not over UDP' };
+ * ```
+ */
 export type Transport = 'http' | 'ws' | 'tcp' | 'udp';
 
 /**
@@ -33,7 +40,14 @@ export interface AuthContext {
   readonly memo?: Map<unknown, unknown>;
 }
 
-/** The outcome of one shield: a principal, or a refusal with its code. */
+/**
+ * The outcome of one shield: a principal, or a refusal with its code.
+ *
+ * @example
+ * ```ts
+ * const result: ShieldResult = owner ? { ok: true, principal: owner } : { ok: false, code: 'unauthorized' };
+ * ```
+ */
 export type ShieldResult =
   | { readonly ok: true; readonly principal: Principal }
   | { readonly ok: false; readonly code: 'unauthorized' | 'forbidden' | 'unavailable'; readonly message?: string };

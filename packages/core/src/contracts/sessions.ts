@@ -1,10 +1,24 @@
 import type { Principal } from './principal.js';
 import type { LoginTokenPair } from './tokens.js';
 
-/** The suffix every session token carries: `<uuid v4>;session`. */
+/**
+ * The suffix every session token carries: `<uuid v4>;session`.
+ *
+ * @example
+ * ```ts
+ * `${randomUUID()}${SESSION_TOKEN_SUFFIX}`; // the shape of a session token
+ * ```
+ */
 export const SESSION_TOKEN_SUFFIX = ';session';
 
-/** The seed's upgrade response, with the expirations as dates. */
+/**
+ * The seed's upgrade response, with the expirations as dates.
+ *
+ * @example
+ * ```ts
+ * const { accessToken, accessExpiration }: UpgradeResult = await sessions.upgrade(jwt);
+ * ```
+ */
 export interface UpgradeResult {
   readonly accessToken: string;
   readonly refreshToken: string;
@@ -14,7 +28,15 @@ export interface UpgradeResult {
   readonly principal: Principal;
 }
 
-/** What `refresh` gave back: a new login pair (JWT refresh) or a new session pair. */
+/**
+ * What `refresh` gave back: a new login pair (JWT refresh) or a new session pair.
+ *
+ * @example
+ * ```ts
+ * const result = await sessions.refresh(refreshToken);
+ * return result.kind === 'login' ? result.pair.accessToken : result.session.accessToken;
+ * ```
+ */
 export type RefreshResult =
   | { readonly kind: 'login'; readonly pair: LoginTokenPair }
   | { readonly kind: 'session'; readonly session: UpgradeResult };
@@ -22,6 +44,11 @@ export type RefreshResult =
 /**
  * Emitted once per revocation, in this process and (with Redis) on every server
  * sharing the cache. Transports close the connections holding any of these.
+ *
+ * @example
+ * ```ts
+ * sessions.onRevocation((event: RevocationEvent) => event.sessionTokens.forEach(closeSocketsHolding));
+ * ```
  */
 export interface RevocationEvent {
   /** Session access tokens that stopped working. */
@@ -32,5 +59,14 @@ export interface RevocationEvent {
   readonly principalId?: string;
 }
 
-/** Subscribes to revocations; returns the unsubscribe function. */
+/**
+ * Subscribes to revocations; returns the unsubscribe function.
+ *
+ * @example
+ * ```ts
+ * const subscribe: RevocationSubscribe = sessions.onRevocation;
+ * const off = subscribe((event) => audit.log(event.principalId));
+ * off();
+ * ```
+ */
 export type RevocationSubscribe = (listener: (event: RevocationEvent) => void) => () => void;

@@ -26,5 +26,14 @@ export interface ShieldAuth {
   authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult>;
 }
 
-/** The seed's name for {@link ShieldAuth}. */
+/**
+ * The seed's name for {@link ShieldAuth}.
+ *
+ * @example
+ * ```ts
+ * class ApiKeyAuth implements IShieldAuth {
+ *   authenticate(ctx: AuthContext): ShieldResult { return { ok: false, code: 'unauthorized' }; }
+ * }
+ * ```
+ */
 export type IShieldAuth = ShieldAuth;

@@ -23,10 +23,27 @@ import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { SessionStores, SessionStoreOptions } from '../store/session-stores.js';
 import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './tokens.js';
 
-/** The seed's name for the access token issuer, as an injection token. */
+/**
+ * The seed's name for the access token issuer, as an injection token.
+ *
+ * @example
+ * ```ts
+ * @injectable()
+ * class Tokens {
+ *   constructor(@inject(I_ACCESS_TOKEN_ISSUER) readonly issuer: IAccessTokenIssuer) {}
+ * }
+ * ```
+ */
 export const I_ACCESS_TOKEN_ISSUER: InjectionToken<IAccessTokenIssuer> = Symbol.for('portcullis:IAccessTokenIssuer');
 
-/** Options of {@link registerPortcullis}; each defaults to the process's own. */
+/**
+ * Options of {@link registerPortcullis}; each defaults to the process's own.
+ *
+ * @example
+ * ```ts
+ * registerPortcullis(container, { config: loadConfig({ env: {}, tree }), loggers: silentLoggerFactory } satisfies PortcullisRegistrationOptions);
+ * ```
+ */
 export interface PortcullisRegistrationOptions {
   /** Validated configuration; defaults to `loadConfig()` (file + environment). */
   config?: PortcullisConfig;
@@ -36,7 +53,15 @@ export interface PortcullisRegistrationOptions {
   stores?: SessionStoreOptions;
 }
 
-/** What {@link registerPortcullis} set up; `close()` releases the stores. */
+/**
+ * What {@link registerPortcullis} set up; `close()` releases the stores.
+ *
+ * @example
+ * ```ts
+ * const { stores, close }: PortcullisRegistration = registerPortcullis(container);
+ * await stores?.ready();
+ * ```
+ */
 export interface PortcullisRegistration {
   readonly config: PortcullisConfig;
   /** Undefined unless `mode` is `jwt`. */

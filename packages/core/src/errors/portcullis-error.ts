@@ -3,7 +3,14 @@
  * wire error code through a single table each; nothing matches on messages.
  */
 
-/** Every code a {@link PortcullisError} can carry. */
+/**
+ * Every code a {@link PortcullisError} can carry.
+ *
+ * @example
+ * ```ts
+ * const code: PortcullisErrorCode = error instanceof PortcullisError ? error.code : 'internal';
+ * ```
+ */
 export type PortcullisErrorCode =
   | 'config_invalid'
   | 'key_rejected'
@@ -42,7 +49,15 @@ export class PortcullisError extends Error {
   }
 }
 
-/** Reasons a JWT is refused; carried by {@link TokenError} and validation results. */
+/**
+ * Reasons a JWT is refused; carried by {@link TokenError} and validation results.
+ *
+ * @example
+ * ```ts
+ * const result = validator.validate(jwt);
+ * if (!result.ok && result.reason === 'expired') await client.refresh();
+ * ```
+ */
 export type TokenFailureReason =
   | 'malformed'
   | 'bad_signature'

@@ -6,10 +6,22 @@ import type { Logger } from '../logging/logger.js';
 /**
  * The public development key. Anyone can sign tokens with it: production refuses it.
  * Base64 of the text `portcullis-public-development-key-never-use-in-production`.
+ *
+ * @example
+ * ```ts
+ * if (config.security.key?.reveal() === DEVELOPMENT_KEY) log.warn('anyone can sign tokens');
+ * ```
  */
 export const DEVELOPMENT_KEY = Buffer.from('portcullis-public-development-key-never-use-in-production').toString('base64');
 
-/** The HMAC key every token is signed and checked with, made into a `KeyObject` once. */
+/**
+ * The HMAC key every token is signed and checked with, made into a `KeyObject` once.
+ *
+ * @example
+ * ```ts
+ * const { keyObject, isDevelopment }: SigningKey = container.resolve(SIGNING_KEY);
+ * ```
+ */
 export interface SigningKey {
   readonly keyObject: KeyObject;
   /** True when the public development key is in use. */
@@ -18,7 +30,15 @@ export interface SigningKey {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}$/;
 
-/** Decodes standard or URL-safe base64; undefined when the text is not base64. */
+/**
+ * Decodes standard or URL-safe base64; undefined when the text is not base64.
+ *
+ * @example
+ * ```ts
+ * decodeBase64Key('QUJD');        // <Buffer 41 42 43>
+ * decodeBase64Key('not base64!'); // undefined
+ * ```
+ */
 export function decodeBase64Key(text: string): Buffer | undefined {
   if (!BASE64.test(text) || text.replace(/=+$/, '').length % 4 === 1) return undefined;
   return Buffer.from(text, 'base64');

@@ -3,7 +3,15 @@
  * application can route lines to its own logger; the default writes to the console.
  */
 
-/** A category logger. Lines never contain tokens, passwords, hashes or keys. */
+/**
+ * A category logger. Lines never contain tokens, passwords, hashes or keys.
+ *
+ * @example
+ * ```ts
+ * const log: Logger = loggers.create('game');
+ * log.info('player joined', { id: principal.id });
+ * ```
+ */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
@@ -32,10 +40,24 @@ function consoleLogger(category: string): Logger {
   return { debug: () => {}, info: write('info'), warn: write('warn'), error: write('error') };
 }
 
-/** Writes info, warn and error lines to the console; debug is dropped. */
+/**
+ * Writes info, warn and error lines to the console; debug is dropped.
+ *
+ * @example
+ * ```ts
+ * registerPortcullis(container, { loggers: consoleLoggerFactory });
+ * ```
+ */
 export const consoleLoggerFactory: LoggerFactory = { create: consoleLogger };
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Drops every line; for tests and embedding. */
+/**
+ * Drops every line; for tests and embedding.
+ *
+ * @example
+ * ```ts
+ * registerPortcullis(container, { config, loggers: silentLoggerFactory }); // tests
+ * ```
+ */
 export const silentLoggerFactory: LoggerFactory = { create: () => silent };

@@ -11,8 +11,13 @@ const LIBUV_DEFAULT_POOL_SIZE = 4;
 
 /**
  * The default cap: one bcrypt computation per core, and never the whole libuv
- * pool (one thread stays free for fs and DNS). `UV_THREADPOOL_SIZE` is libuv's
- * own knob, read here because it sizes the pool this cap protects.
+ * pool (one thread stays free for fs and DNS).
+ *
+ * The one read of `process.env` outside `loadConfig`, on purpose: `UV_THREADPOOL_SIZE`
+ * is not a portcullis setting but libuv's, which libuv itself reads from the real
+ * process environment when the pool starts. The cap must match the pool that exists,
+ * and an environment handed to `loadConfig({ env })` (tests, embedding apps) may not
+ * be that one. Pass a concurrency to `new BcryptLimiter(n)` to choose it yourself.
  *
  * @example
  * ```ts

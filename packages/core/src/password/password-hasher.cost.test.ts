@@ -1,31 +1,11 @@
-import bcrypt from 'bcrypt';
 import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
+import { costOf, MALFORMED_HASHES, resolveHash } from '../../test/support/bcrypt-hashes.js';
 import { BcryptLimiter } from './bcrypt-limiter.js';
 import { PasswordHasher } from './password-hasher.js';
 
 function configWith(workFactor: number) {
   return loadConfig({ env: { SVC__SECURITY__PASSWORD__WORK_FACTOR: String(workFactor) }, tree: {} });
-}
-
-const costOf = (hash: string) => Number(hash.slice(4, 6));
-const realHashAtCost = (cost: number) => bcrypt.hash('someone else', cost);
-
-const MALFORMED: Array<[string, string | (() => Promise<string>)]> = [
-  ['empty string', ''],
-  ['one character', 'x'],
-  ['truncated hash', '$2b$04$short'],
-  ['cost 99', async () => (await realHashAtCost(4)).replace('$04$', '$99$')],
-  ['cost 03', async () => (await realHashAtCost(4)).replace('$04$', '$03$')],
-  ['cost 32', async () => (await realHashAtCost(4)).replace('$04$', '$32$')],
-  ['non-numeric cost', async () => (await realHashAtCost(4)).replace('$04$', '$xx$')],
-  ['unknown minor version $2x$', async () => (await realHashAtCost(4)).replace('$2b$', '$2x$')],
-  ['one character short', async () => (await realHashAtCost(4)).slice(0, -1)],
-  ['a character outside the bcrypt alphabet', async () => `${(await realHashAtCost(4)).slice(0, -1)}!`],
-];
-
-async function resolveHash(value: string | (() => Promise<string>)) {
-  return typeof value === 'string' ? value : value();
 }
 
 describe('PasswordHasher: an unknown account costs what a wrong password costs', () => {
@@ -64,7 +44,7 @@ describe('PasswordHasher: an unknown account costs what a wrong password costs',
     expect(compareSpy).toHaveBeenCalledTimes(1);
   });
 
-  it.each(MALFORMED)('spends exactly one bcrypt computation at the configured cost for a malformed hash (%s)', async (_name, value) => {
+  it.each(MALFORMED_HASHES)('spends exactly one bcrypt computation at the configured cost for a malformed hash (%s)', async (_name, value) => {
     const { h, bcryptCosts, reset } = countedHasher(5);
     const stored = await resolveHash(value);
     await h.verify('whatever', null);

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
 import { PORTCULLIS_CONFIG } from '../di/tokens.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
+import { MALFORMED_HASHES, resolveHash } from '../../test/support/bcrypt-hashes.js';
 import { BcryptLimiter } from './bcrypt-limiter.js';
 import { PasswordHasher } from './password-hasher.js';
 
@@ -24,26 +25,6 @@ function configWith({ workFactor = 4, prehash = 'none', maxLength }: Settings = 
 
 function hasher(settings: Settings = {}, limiter = new BcryptLimiter(2)) {
   return new PasswordHasher(configWith(settings), limiter);
-}
-
-const costOf = (hash: string) => Number(hash.slice(4, 6));
-const realHashAtCost = (cost: number) => bcrypt.hash('someone else', cost);
-
-const MALFORMED: Array<[string, string | (() => Promise<string>)]> = [
-  ['empty string', ''],
-  ['one character', 'x'],
-  ['truncated hash', '$2b$04$short'],
-  ['cost 99', async () => (await realHashAtCost(4)).replace('$04$', '$99$')],
-  ['cost 03', async () => (await realHashAtCost(4)).replace('$04$', '$03$')],
-  ['cost 32', async () => (await realHashAtCost(4)).replace('$04$', '$32$')],
-  ['non-numeric cost', async () => (await realHashAtCost(4)).replace('$04$', '$xx$')],
-  ['unknown minor version $2x$', async () => (await realHashAtCost(4)).replace('$2b$', '$2x$')],
-  ['one character short', async () => (await realHashAtCost(4)).slice(0, -1)],
-  ['a character outside the bcrypt alphabet', async () => `${(await realHashAtCost(4)).slice(0, -1)}!`],
-];
-
-async function resolveHash(value: string | (() => Promise<string>)) {
-  return typeof value === 'string' ? value : value();
 }
 
 describe('PasswordHasher: hash and verify', () => {
@@ -70,7 +51,7 @@ describe('PasswordHasher: hash and verify', () => {
     await expect(h.verify('whatever', undefined)).resolves.toBe(false);
   });
 
-  it.each(MALFORMED)('answers false for a malformed hash (%s) without throwing', async (_name, value) => {
+  it.each(MALFORMED_HASHES)('answers false for a malformed hash (%s) without throwing', async (_name, value) => {
     const h = hasher();
     const stored = await resolveHash(value);
     await expect(h.verify('someone else', stored)).resolves.toBe(false);

@@ -4,7 +4,14 @@
 import { createHash } from 'node:crypto';
 import { PortcullisError } from '../errors/portcullis-error.js';
 
-/** `password:prehash`: `none` gives bcrypt the password itself, `sha384` its digest. */
+/**
+ * `password:prehash`: `none` gives bcrypt the password itself, `sha384` its digest.
+ *
+ * @example
+ * ```ts
+ * const prehash: PasswordPrehash = config.security.password.prehash;
+ * ```
+ */
 export type PasswordPrehash = 'none' | 'sha384';
 
 const LONE_SURROGATE = /\p{Surrogate}/u;

@@ -1,13 +1,27 @@
 import type { ConnectionAuthResult } from './connection-authenticator.js';
 import { WIRE_ERROR_MESSAGES, type WireError, type WireErrorCode } from './wire-frames.js';
 
-/** The auth frame: `{"type": "auth", "token": "<session token or JWT>" | null}`. */
+/**
+ * The auth frame: `{"type": "auth", "token": "<session token or JWT>" | null}`.
+ *
+ * @example
+ * ```ts
+ * const anonymous: AuthFrame = { type: 'auth', token: null };
+ * ```
+ */
 export interface AuthFrame {
   readonly type: 'auth';
   readonly token: string | null;
 }
 
-/** The answer to an auth frame. */
+/**
+ * The answer to an auth frame.
+ *
+ * @example
+ * ```ts
+ * const answer: AuthReply = authReply(await dispatcher.authenticateConnection(frame.token));
+ * ```
+ */
 export type AuthReply =
   | { readonly type: 'auth'; readonly ok: true }
   | { readonly type: 'auth'; readonly ok: false; readonly error: WireError };

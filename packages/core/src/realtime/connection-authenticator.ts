@@ -8,7 +8,15 @@ import { SessionAuth } from '../shield/session-auth.js';
 import type { ConnectionContext } from './connection-context.js';
 import { WIRE_ERROR_MESSAGES } from './wire-frames.js';
 
-/** How a connection may authenticate: which credential, for whom. */
+/**
+ * How a connection may authenticate: which credential, for whom.
+ *
+ * @example
+ * ```ts
+ * const auth: ConnectionAuthResult = await dispatcher.authenticateConnection(token);
+ * if (auth.ok && auth.kind === 'session') registry.attach(clientId, { token, auth });
+ * ```
+ */
 export type ConnectionAuthResult =
   | { readonly ok: true; readonly kind: 'anonymous'; readonly principal: undefined }
   | { readonly ok: true; readonly kind: 'session'; readonly principal: Principal }

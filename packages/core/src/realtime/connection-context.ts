@@ -38,5 +38,10 @@ export interface GateContext extends AuthContext {
 /**
  * A gate handler: receives the request's `data`, the client id and the context;
  * its result (or resolved value) becomes the reply's `data`.
+ *
+ * @example
+ * ```ts
+ * const ping: GateHandler = () => 'pong';
+ * ```
  */
 export type GateHandler = (data: unknown, clientId: string, ctx: GateContext) => unknown;

@@ -3,7 +3,8 @@ import type { Principal } from '../contracts/principal.js';
 import type { ConnectionAuthResult } from './connection-authenticator.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { ConnectionInit } from './connection-registry.js';
-import { ConnectionProtocol, type ConnectionProtocolOptions, type ProtocolCloseReason } from './connection-protocol.js';
+import { ConnectionProtocol } from './connection-protocol.js';
+import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
 import { errorReply, type GateReply } from './wire-frames.js';
 
 const alice: Principal = { id: 'alice', name: undefined, roles: [], claims: {}, via: 'session' };
@@ -45,6 +46,21 @@ function harness(overrides: Partial<ConnectionProtocolOptions> = {}) {
 }
 
 describe('ConnectionProtocol', () => {
+  it('closes the connection, without an unhandled rejection, when the transport\'s send throws', async () => {
+    const closed: ProtocolCloseReason[] = [];
+    const { protocol } = harness({
+      send: () => {
+        throw new Error('socket gone');
+      },
+      close: (reason) => closed.push(reason),
+    });
+    protocol.receive('{"type":"auth","token":"good"}');
+    protocol.receive('{"id":1,"portal":"/p","gate":"a"}');
+    await tick();
+    expect(closed).toEqual(['unavailable']);
+    expect(protocol.isOpen).toBe(false);
+  });
+
   it('answers requests pipelined behind the auth frame after the auth reply, in order', async () => {
     const { protocol, sent } = harness();
     protocol.receive('{"type":"auth","token":"good"}');

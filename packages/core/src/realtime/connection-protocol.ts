@@ -5,52 +5,13 @@
  * order, the connection tracked in the registry so revocation can close it. A
  * transport only moves messages in and out and maps the close reasons.
  */
-import type { Transport } from '../contracts/auth-context.js';
 import { authReply, readAuthFrame, type AuthReply } from './auth-frame.js';
 import type { ConnectionAuthResult } from './connection-authenticator.js';
 import type { ConnectionContext } from './connection-context.js';
-import type { ConnectionCredential, ConnectionRegistry } from './connection-registry.js';
-import type { GateDispatcher } from './gate-dispatcher.js';
+import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
+import type { ConnectionCredential } from './connection-registry.js';
 import { ReplySequencer } from './reply-sequencer.js';
 import { encodeReply, WIRE_ERROR_MESSAGES, type GateReply } from './wire-frames.js';
-
-/**
- * Why a protocol closes its connection: `unauthorized` (refused auth frame or
- * credential revoked; WebSocket 4401), `unavailable` (the credential could not be
- * checked), `bad_handshake` (the first frame was required to be an auth frame and was not).
- */
-export type ProtocolCloseReason = 'unauthorized' | 'unavailable' | 'bad_handshake';
-
-/**
- * `required`: the first message must be an auth frame (TCP). `optional`: it may be
- * one (a WebSocket opened without `Authorization`). `done`: the transport already
- * authenticated the connection (WebSocket `Authorization` header).
- */
-export type HandshakeMode = 'required' | 'optional' | 'done';
-
-/** Options of {@link ConnectionProtocol}. */
-export interface ConnectionProtocolOptions {
-  readonly dispatcher: Pick<GateDispatcher, 'dispatch' | 'dispatchText' | 'authenticateConnection'>;
-  /** Tracks the connection for revocation and push; without it nothing closes on revocation. */
-  readonly registry?: Pick<ConnectionRegistry, 'add' | 'attach' | 'remove'>;
-  readonly transport: Transport;
-  readonly clientId: string;
-  readonly remoteAddress: string | undefined;
-  readonly handshake: HandshakeMode;
-  /** With `handshake: 'done'`: the credential the transport authenticated. */
-  readonly credential?: ConnectionCredential;
-  /** A memo already warmed by the transport's `authenticateConnection` call. */
-  readonly memo?: Map<unknown, unknown>;
-  /** Sends one JSON text message (reply, auth reply, push). */
-  readonly send: (text: string) => void;
-  /** Closes the connection; called at most once. */
-  readonly close: (reason: ProtocolCloseReason, detail: string) => void;
-  /** Unanswered requests at which `onSaturated` fires; default 64. */
-  readonly maxPending?: number;
-  /** Stop reading from the peer until `onRelieved`. */
-  readonly onSaturated?: () => void;
-  readonly onRelieved?: () => void;
-}
 
 type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
 
@@ -145,7 +106,8 @@ export class ConnectionProtocol {
     const { clientId, transport, remoteAddress } = this.options;
     this.options.dispatcher
       .authenticateConnection(frame.token, { clientId, transport, remoteAddress, memo: this.connection.memo })
-      .then((auth) => this.authenticated(frame.token, auth), () => this.authenticated(frame.token, UNAVAILABLE));
+      .then((auth) => this.authenticated(frame.token, auth), () => this.authenticated(frame.token, UNAVAILABLE))
+      .catch(() => this.abandon());
   }
 
   private authenticated(token: string | null, auth: ConnectionAuthResult): void {
@@ -190,8 +152,24 @@ export class ConnectionProtocol {
     this.shut('unauthorized', 'credential revoked');
   }
 
+  /** A transport whose `send` throws has lost its socket: close instead of letting the throw escape into a promise. */
   private sendText(text: string): void {
-    if (this.state !== 'closed') this.options.send(text);
+    if (this.state === 'closed') return;
+    try {
+      this.options.send(text);
+    } catch {
+      this.abandon();
+    }
+  }
+
+  private abandon(): void {
+    if (this.state === 'closed') return;
+    this.dispose();
+    try {
+      this.options.close('unavailable', 'the connection failed');
+    } catch {
+      // the transport's socket is already gone; nothing is left to close
+    }
   }
 
   private shut(reason: ProtocolCloseReason, detail: string): void {

@@ -7,10 +7,24 @@ import { TokenSessionSync } from '../session/token-session-sync.js';
 import type { ConnectionAuthResult } from './connection-authenticator.js';
 import type { ConnectionContext } from './connection-context.js';
 
-/** Why the registry closes a connection; transports map it (WebSocket: 4401). */
+/**
+ * Why the registry closes a connection; transports map it (WebSocket: 4401).
+ *
+ * @example
+ * ```ts
+ * const close = (code: ConnectionCloseCode, reason: string) => ws.close(code === 'unauthorized' ? 4401 : 1011, reason);
+ * ```
+ */
 export type ConnectionCloseCode = 'unauthorized';
 
-/** What a transport supplies when a connection opens. */
+/**
+ * What a transport supplies when a connection opens.
+ *
+ * @example
+ * ```ts
+ * const init: ConnectionInit = { clientId, transport: 'tcp', remoteAddress, send: (frame) => write(frame), close: () => socket.end() };
+ * ```
+ */
 export interface ConnectionInit {
   readonly clientId: string;
   readonly transport: Transport;
@@ -24,13 +38,28 @@ export interface ConnectionInit {
   readonly tokenInFrame?: boolean;
 }
 
-/** An authenticated credential to attach to a connection. */
+/**
+ * An authenticated credential to attach to a connection.
+ *
+ * @example
+ * ```ts
+ * if (auth.ok && auth.kind !== 'anonymous') registry.attach(clientId, { token, auth } satisfies ConnectionCredential);
+ * ```
+ */
 export interface ConnectionCredential {
   readonly token: string;
   readonly auth: Extract<ConnectionAuthResult, { ok: true }>;
 }
 
-/** A tracked connection; pass it to the dispatcher as its `ConnectionContext`. */
+/**
+ * A tracked connection; pass it to the dispatcher as its `ConnectionContext`.
+ *
+ * @example
+ * ```ts
+ * const conn: LiveConnection = registry.add(init);
+ * socket.send(encodeReply(await dispatcher.dispatchText(text, conn)));
+ * ```
+ */
 export interface LiveConnection extends ConnectionContext {
   readonly memo: Map<unknown, unknown>;
   readonly principalId: string | undefined;
@@ -38,7 +67,14 @@ export interface LiveConnection extends ConnectionContext {
   readonly close: (code: ConnectionCloseCode, reason: string) => void;
 }
 
-/** The part of `TokenSessionSync` the registry listens to. */
+/**
+ * The part of `TokenSessionSync` the registry listens to.
+ *
+ * @example
+ * ```ts
+ * const registry = new ConnectionRegistry({ onRevocation: sessions.onRevocation } satisfies RevocationSource);
+ * ```
+ */
 export interface RevocationSource {
   readonly onRevocation: RevocationSubscribe;
 }

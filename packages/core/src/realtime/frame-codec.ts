@@ -4,10 +4,24 @@
  * client SDK and any other stream adapter frame bytes the same way.
  */
 
-/** Bytes of the length prefix. */
+/**
+ * Bytes of the length prefix.
+ *
+ * @example
+ * ```ts
+ * const bodyBytes = encodeFrame(text).length - FRAME_HEADER_BYTES;
+ * ```
+ */
 export const FRAME_HEADER_BYTES = 4;
 
-/** Default largest frame body accepted (64 KiB). */
+/**
+ * Default largest frame body accepted (64 KiB).
+ *
+ * @example
+ * ```ts
+ * const decoder = new FrameDecoder({ maxFrameBytes: DEFAULT_MAX_FRAME_BYTES });
+ * ```
+ */
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
 
 /**
@@ -26,7 +40,18 @@ export function encodeFrame(body: string | Uint8Array): Buffer {
   return frame;
 }
 
-/** Why a {@link FrameDecoder} stopped: the announced length is over the limit. */
+/**
+ * Why a {@link FrameDecoder} stopped: the announced length is over the limit.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   decoder.push(chunk);
+ * } catch (error) {
+ *   if (error instanceof FrameTooLargeError) socket.destroy();
+ * }
+ * ```
+ */
 export class FrameTooLargeError extends Error {
   readonly announcedBytes: number;
   readonly maxBytes: number;

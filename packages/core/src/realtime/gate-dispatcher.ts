@@ -9,7 +9,15 @@ import type { ConnectionContext, GateContext, GateHandler } from './connection-c
 import { readPortalPlan } from './portal-reader.js';
 import { errorReply, type GateReply } from './wire-frames.js';
 
-/** A class decorated with `@Portal`; resolved through the container. */
+/**
+ * A class decorated with `@Portal`; resolved through the container.
+ *
+ * @example
+ * ```ts
+ * const portals: PortalClass[] = [GamePortal, ChatPortal];
+ * dispatcher.register(...portals);
+ * ```
+ */
 export type PortalClass = new (...args: any[]) => object;
 
 interface CompiledGate {

@@ -3,14 +3,28 @@ import { describeTarget } from '../shield/decorator-target.js';
 import { GATE_METADATA, GATE_METHODS_METADATA, PORTAL_METADATA } from '../shield/metadata-keys.js';
 import { readShieldPlan, type ShieldPlan } from '../shield/shield-plan-reader.js';
 
-/** One gate of a portal: its name, the method that handles it, and its merged shield plan. */
+/**
+ * One gate of a portal: its name, the method that handles it, and its merged shield plan.
+ *
+ * @example
+ * ```ts
+ * for (const { name, plan } of readPortalPlan(GamePortal).gates) console.log(name, plan.source);
+ * ```
+ */
 export interface GateRoute {
   readonly name: string;
   readonly method: string | symbol;
   readonly plan: ShieldPlan;
 }
 
-/** A portal class read once: its path and every gate, including inherited ones. */
+/**
+ * A portal class read once: its path and every gate, including inherited ones.
+ *
+ * @example
+ * ```ts
+ * const { path, gates }: PortalPlan = readPortalPlan(GamePortal); // '/game', [ping, move, whoami]
+ * ```
+ */
 export interface PortalPlan {
   readonly path: string;
   readonly gates: readonly GateRoute[];

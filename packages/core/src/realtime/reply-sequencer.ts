@@ -5,10 +5,25 @@
  * requests is bounded so a client cannot queue unbounded work.
  */
 
-/** What a request produced: a reply to send, or nothing (`undefined`). */
+/**
+ * What a request produced: a reply to send, or nothing (`undefined`).
+ *
+ * @example
+ * ```ts
+ * const next: PendingReply<string> = dispatcher.dispatchText(text, conn).then(encodeReply);
+ * replies.push(next);
+ * ```
+ */
 export type PendingReply<T> = T | undefined | PromiseLike<T | undefined>;
 
-/** Options of {@link ReplySequencer}. */
+/**
+ * Options of {@link ReplySequencer}.
+ *
+ * @example
+ * ```ts
+ * const options: ReplySequencerOptions<string> = { deliver: (text) => ws.send(text), maxPending: 32 };
+ * ```
+ */
 export interface ReplySequencerOptions<T> {
   /** Sends one reply; called in request order. */
   readonly deliver: (reply: T) => void;

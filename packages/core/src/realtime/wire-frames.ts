@@ -6,16 +6,36 @@
 /**
  * Reply error codes. `unavailable` is portcullis's addition to SPEC.md's list: the
  * credential could not be checked because the session store is down (fail closed).
+ *
+ * @example
+ * ```ts
+ * const code: WireErrorCode = 'not_found';
+ * socket.send(encodeReply(errorReply(request.id, code)));
+ * ```
  */
 export type WireErrorCode = 'unauthorized' | 'forbidden' | 'not_found' | 'bad_request' | 'internal' | 'unavailable';
 
-/** The `error` member of a failed reply. */
+/**
+ * The `error` member of a failed reply.
+ *
+ * @example
+ * ```ts
+ * const error: WireError = { code: 'forbidden', message: WIRE_ERROR_MESSAGES.forbidden };
+ * ```
+ */
 export interface WireError {
   readonly code: WireErrorCode;
   readonly message: string;
 }
 
-/** A request frame: `{ id, portal, gate, data }`; over UDP also `token`. */
+/**
+ * A request frame: `{ id, portal, gate, data }`; over UDP also `token`.
+ *
+ * @example
+ * ```ts
+ * const request: GateRequest = { id: 1, portal: '/game', gate: 'move', data: { x: 1, y: 2 } };
+ * ```
+ */
 export interface GateRequest {
   readonly id: number;
   readonly portal: string;
@@ -38,7 +58,14 @@ export type GateReply =
   | { readonly id: number; readonly ok: true; readonly data: unknown }
   | { readonly id: number | null; readonly ok: false; readonly error: WireError };
 
-/** The fixed, client-safe message of each code. */
+/**
+ * The fixed, client-safe message of each code.
+ *
+ * @example
+ * ```ts
+ * WIRE_ERROR_MESSAGES.not_found; // 'no such portal or gate'
+ * ```
+ */
 export const WIRE_ERROR_MESSAGES: Readonly<Record<WireErrorCode, string>> = Object.freeze({
   unauthorized: 'a valid credential is required',
   forbidden: 'the principal is not allowed here',

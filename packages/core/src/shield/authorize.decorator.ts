@@ -1,13 +1,28 @@
 import { decoratedTarget, defineOwnMetadata, ownMetadata, type ClassOrMethodDecorator } from './decorator-target.js';
 import { AUTHORIZE_METADATA } from './metadata-keys.js';
 
-/** What `@Authorize` accepts. */
+/**
+ * What `@Authorize` accepts.
+ *
+ * @example
+ * ```ts
+ * const adminsOnly: AuthorizeOptions = { roles: ['admin'] };
+ * @Authorize(adminsOnly) @Get('/admin') stats() { ... }
+ * ```
+ */
 export interface AuthorizeOptions {
   /** The principal needs at least one of these roles. Omit for "any authenticated principal". */
   readonly roles?: readonly string[];
 }
 
-/** One recorded `@Authorize`: `roles` empty means any authenticated principal. */
+/**
+ * One recorded `@Authorize`: `roles` empty means any authenticated principal.
+ *
+ * @example
+ * ```ts
+ * const adminOrOps: AuthorizeRequirement = { roles: ['admin', 'ops'] }; // one of them
+ * ```
+ */
 export interface AuthorizeRequirement {
   readonly roles: readonly string[];
 }

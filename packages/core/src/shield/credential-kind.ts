@@ -1,7 +1,14 @@
 import { MAX_TOKEN_LENGTH } from '../jwt/jwt-token-validator.js';
 import { isSessionToken } from '../session/session-token.js';
 
-/** The two credential kinds portcullis issues, told apart by shape alone. */
+/**
+ * The two credential kinds portcullis issues, told apart by shape alone.
+ *
+ * @example
+ * ```ts
+ * const kind: CredentialKind | undefined = credentialKind(frame.token);
+ * ```
+ */
 export type CredentialKind = 'jwt' | 'session';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -19,16 +26,19 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  */
 export function credentialKind(credential: unknown): CredentialKind | undefined {
   if (typeof credential !== 'string' || credential.length > MAX_TOKEN_LENGTH) return undefined;
-  if (isSessionTokenShape(credential)) return 'session';
+  if (isSessionToken(credential)) return 'session';
   return JWT_SHAPE.test(credential) ? 'jwt' : undefined;
 }
 
-/** True when the text is shaped like a session token (`<uuid v4>;session`, as the session store issues them). */
-export function isSessionTokenShape(credential: string): boolean {
-  return isSessionToken(credential);
-}
-
-/** True when the text is shaped like a signed compact JWT. */
+/**
+ * True when the text is shaped like a signed compact JWT (not that it verifies).
+ *
+ * @example
+ * ```ts
+ * isJwtShape('eyJ….eyJ….sig'); // true
+ * isJwtShape('eyJ….eyJ….');    // false: unsigned
+ * ```
+ */
 export function isJwtShape(credential: string): boolean {
   return credential.length <= MAX_TOKEN_LENGTH && JWT_SHAPE.test(credential);
 }

@@ -10,7 +10,15 @@ import { isJwtShape } from './credential-kind.js';
 
 type Refusal = Extract<ShieldResult, { ok: false }>;
 
-/** A verified, not invalidated JWT access token: its claims and the shield result for it. */
+/**
+ * A verified, not invalidated JWT access token: its claims and the shield result for it.
+ *
+ * @example
+ * ```ts
+ * const verified = await jwtAuth.verify(bearer);
+ * if (verified.ok) log.info('JWT connection', { jti: verified.claims.jti });
+ * ```
+ */
 export interface VerifiedJwt {
   readonly ok: true;
   readonly credential: string;

@@ -4,7 +4,7 @@ import type { Principal } from '../contracts/principal.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
-import { isSessionTokenShape } from './credential-kind.js';
+import { isSessionToken } from '../session/session-token.js';
 
 type Refusal = Extract<ShieldResult, { ok: false }>;
 
@@ -48,7 +48,7 @@ export class SessionAuth implements ShieldAuth {
     if (credential === undefined || credential.length === 0) return MISSING;
     const kept = memo?.get(MEMO_KEY) as SessionMemo | undefined;
     const sameCredential = kept !== undefined && kept.credential === credential;
-    if (!sameCredential && !isSessionTokenShape(credential)) return NOT_A_SESSION;
+    if (!sameCredential && !isSessionToken(credential)) return NOT_A_SESSION;
     let principal = this.sessions.peek(credential);
     if (principal === undefined) {
       try {

@@ -7,6 +7,12 @@ import type { ShieldClass } from './shield.decorator.js';
 /**
  * What protects one gate or route, merged once from its class and method
  * metadata. Frozen; `ShieldEnforcer.enforce` runs it per request.
+ *
+ * @example
+ * ```ts
+ * const plan: ShieldPlan = readShieldPlan(GamePortal, 'move');
+ * plan.shield === SessionAuth; // true for a @SessionShield gate
+ * ```
  */
 export interface ShieldPlan {
   /** The shield to run, or undefined when the gate or route is open. */

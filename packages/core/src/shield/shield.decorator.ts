@@ -2,7 +2,14 @@ import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { decoratedTarget, defineOwnMetadata, describeTarget, ownMetadata, type ClassOrMethodDecorator } from './decorator-target.js';
 import { SHIELD_METADATA } from './metadata-keys.js';
 
-/** A class implementing {@link ShieldAuth}; resolved through tsyringe, so it may inject services. */
+/**
+ * A class implementing {@link ShieldAuth}; resolved through tsyringe, so it may inject services.
+ *
+ * @example
+ * ```ts
+ * const shields: ShieldClass[] = [JwtAuth, SessionAuth, ApiKeyAuth];
+ * ```
+ */
 export type ShieldClass = new (...args: any[]) => ShieldAuth;
 
 /**

@@ -3,34 +3,53 @@
  * logout at `/auth`, with the customisation hooks of the seed.
  */
 import {
-  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SESSION_TOKEN_SUFFIX,
-  Shield, TokenError, TokenSessionSync,
+  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield,
+  TokenSessionSync,
   type Account, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
 import type { Request, Response } from 'express';
 import { inject } from 'tsyringe';
-import { bearerCredential } from '../http/auth-context-builder.js';
 import { clientIp } from '../http/caller-helpers.js';
 import { authContextOf } from '../http/request-auth.js';
 import { Controller } from '../routing/controller.decorator.js';
 import { Post } from '../routing/route.decorators.js';
 import { jsonObjectBody, requiredString } from './request-body.js';
-import { SessionOrJwtAuth } from './session-or-jwt-auth.js';
 import type { UpgradeContext } from './upgrade-context.js';
 
-/** The login response: a JWT access token and a JWT refresh token. */
+/**
+ * The login response: a JWT access token and a JWT refresh token.
+ *
+ * @example
+ * ```ts
+ * const body: LoginResponse = { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
+ * ```
+ */
 export interface LoginResponse {
   readonly accessToken: string;
   readonly refreshToken: string;
 }
 
-/** The upgrade response: a session token pair and its expirations (ISO 8601 UTC). */
+/**
+ * The upgrade response: a session token pair and its expirations (ISO 8601 UTC).
+ *
+ * @example
+ * ```ts
+ * const { accessExpiration }: UpgradeResponse = upgradeResponse(result); // ISO 8601 UTC text
+ * ```
+ */
 export interface UpgradeResponse extends LoginResponse {
   readonly accessExpiration: string;
   readonly refreshExpiration: string;
 }
 
-/** The wire form of an upgrade (or session refresh) result. */
+/**
+ * The wire form of an upgrade (or session refresh) result.
+ *
+ * @example
+ * ```ts
+ * res.json(upgradeResponse(await sessions.upgrade(jwt)));
+ * ```
+ */
 export function upgradeResponse(result: UpgradeResult): UpgradeResponse {
   return {
     accessToken: result.accessToken,
@@ -118,12 +137,7 @@ export abstract class JwtAuthController {
    */
   @Post('/refresh')
   async refresh(req: Request): Promise<LoginResponse | UpgradeResponse> {
-    const refreshToken = requiredString(jsonObjectBody(req), 'refreshToken');
-    if (!refreshToken.endsWith(SESSION_TOKEN_SUFFIX)) {
-      const checked = this.validator.validate(refreshToken, 'refresh');
-      if (!checked.ok) throw invalidToken(`refresh token refused: ${checked.reason}`);
-    }
-    const result = await this.sessions.refresh(refreshToken);
+    const result = await this.sessions.refresh(requiredString(jsonObjectBody(req), 'refreshToken'));
     return result.kind === 'login'
       ? { accessToken: result.pair.accessToken, refreshToken: result.pair.refreshToken }
       : upgradeResponse(result.session);
@@ -146,7 +160,7 @@ export abstract class JwtAuthController {
       result = await this.sessions.upgrade(ctx.token);
     } catch (error) {
       if (!(error instanceof PortcullisError)) throw error;
-      return this.refuseUpgrade(ctx, clientId, error instanceof TokenError ? invalidToken(error.message) : error);
+      return this.refuseUpgrade(ctx, clientId, error);
     }
     try {
       await this.onUpgradeSuccess(ctx, clientId, result);
@@ -195,7 +209,7 @@ export abstract class JwtAuthController {
 
   /** The JWT's principal when the bearer equals the body token and `JwtAuth` accepts it; else the refusal. */
   private async checkUpgradeToken(req: Request, token: string): Promise<Principal | PortcullisError> {
-    if (bearerCredential(req.headers.authorization) !== token) return invalidToken('the Authorization bearer must equal the body token');
+    if (authContextOf(req).credential !== token) return invalidToken('the Authorization bearer must equal the body token');
     const verified = await this.auth.verify(token);
     if (verified.ok) return verified.result.principal;
     if (verified.code === 'unavailable') return new PortcullisError('unavailable', 'sessions are temporarily unavailable');
@@ -210,7 +224,14 @@ export abstract class JwtAuthController {
 
   private async loginResponse(account: Account, req: Request): Promise<LoginResponse> {
     const claims = await this.getClaimsForLogin(account, req);
-    const pair = this.issuer.issueLoginPair(account.storageId, claims);
-    return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
+    try {
+      const pair = this.issuer.issueLoginPair(account.storageId, claims);
+      return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
+    } catch (error) {
+      // Claims the issuer refuses come from the application's hook, not the client: a server bug.
+      if (!(error instanceof PortcullisError) || error.code !== 'invalid_request') throw error;
+      this.log.error('getClaimsForLogin returned claims the issuer refuses', { reason: error.message });
+      throw new PortcullisError('internal', 'internal error', { cause: error });
+    }
   }
 }

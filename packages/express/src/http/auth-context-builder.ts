@@ -4,29 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { AuthContext } from '@portcullis/core';
+import { bearerCredential, type AuthContext } from '@portcullis/core';
 import type { Request } from 'express';
 import { clientIp } from './caller-helpers.js';
-
-/** Longest `Authorization` value looked at; longer ones count as no credential. */
-const MAX_AUTHORIZATION_LENGTH = 8192;
-const BEARER = /^bearer +([^ ].*)$/i;
-
-/**
- * The credential of an `Authorization: Bearer <token>` header (scheme
- * case-insensitive); undefined for a missing header or another scheme.
- *
- * @example
- * ```ts
- * bearerCredential('bearer abc.def.ghi'); // 'abc.def.ghi'
- * bearerCredential('Basic dXNlcg==');     // undefined
- * ```
- */
-export function bearerCredential(authorization: string | undefined): string | undefined {
-  if (typeof authorization !== 'string' || authorization.length > MAX_AUTHORIZATION_LENGTH) return undefined;
-  const credential = BEARER.exec(authorization)?.[1]?.trimEnd();
-  return credential ? credential : undefined;
-}
 
 // Kept on the socket under symbols (not reachable from request input), so they
 // live and die with the connection without a WeakMap lookup per request.
@@ -37,6 +17,11 @@ type TaggedSocket = Socket & { [CONNECTION_ID]?: string; [CONNECTION_MEMO]?: Map
 /**
  * The default client id: one id per TCP connection, so the requests a client
  * sends over one keep-alive connection share it.
+ *
+ * @example
+ * ```ts
+ * createPortcullisApp(container, { controllers, clientId: (req) => req.get('x-client-id') ?? connectionClientId(req) });
+ * ```
  */
 export function connectionClientId(req: Request): string {
   const socket = req.socket as TaggedSocket;
@@ -107,5 +92,5 @@ export function authContextFromRequest(
   perConnectionMemo = true,
 ): AuthContext {
   const memo = perConnectionMemo ? connectionMemo(req) : new Map<unknown, unknown>();
-  return new HttpAuthContext(bearerCredential(req.headers.authorization), memo, req, clientIdOf);
+  return new HttpAuthContext(bearerCredential(req.headers.authorization) ?? undefined, memo, req, clientIdOf);
 }

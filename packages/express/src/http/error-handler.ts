@@ -20,7 +20,14 @@ const BODY_ERRORS: Readonly<Record<string, { status: number; message: string }>>
   'stream.encoding.set': { status: 500, message: 'internal error' },
 };
 
-/** Sends `{error, message}` with `status`, unless a response is already under way. */
+/**
+ * Sends `{error, message}` with `status`, unless a response is already under way.
+ *
+ * @example
+ * ```ts
+ * sendError(res, 400, 'invalid_request', 'score must be a number');
+ * ```
+ */
 export function sendError(res: Response, status: number, error: string, message: string): void {
   if (res.headersSent) return;
   res.status(status).json({ error, message });

@@ -3,7 +3,14 @@
  */
 import type { PortcullisErrorCode } from '@portcullis/core';
 
-/** How one error code is answered over HTTP. */
+/**
+ * How one error code is answered over HTTP.
+ *
+ * @example
+ * ```ts
+ * const { status, wire }: HttpErrorMapping = httpErrorFor(error.code);
+ * ```
+ */
 export interface HttpErrorMapping {
   readonly status: number;
   /** The `error` field of the body. */
@@ -42,7 +49,14 @@ export const HTTP_ERROR_TABLE: Readonly<Record<PortcullisErrorCode, HttpErrorMap
   internal: INTERNAL,
 });
 
-/** The mapping of a code; unknown codes are internal errors. */
+/**
+ * The mapping of a code; unknown codes are internal errors.
+ *
+ * @example
+ * ```ts
+ * httpErrorFor('conflict'); // { status: 409, wire: 'conflict' }
+ * ```
+ */
 export function httpErrorFor(code: string): HttpErrorMapping {
   return Object.hasOwn(HTTP_ERROR_TABLE, code) ? HTTP_ERROR_TABLE[code as PortcullisErrorCode] : INTERNAL;
 }

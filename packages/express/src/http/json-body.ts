@@ -3,7 +3,14 @@
  */
 import express, { type RequestHandler } from 'express';
 
-/** Default largest JSON body: 16 KiB. */
+/**
+ * Default largest JSON body: 16 KiB.
+ *
+ * @example
+ * ```ts
+ * app.post('/scores', jsonBody(DEFAULT_BODY_LIMIT), handler); // 16 KiB
+ * ```
+ */
 export const DEFAULT_BODY_LIMIT = '16kb';
 
 /**

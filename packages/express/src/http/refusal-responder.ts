@@ -8,10 +8,26 @@ import type { Request, Response } from 'express';
 import type { InjectionToken } from 'tsyringe';
 import { sendError } from './error-handler.js';
 
-/** The two bearer-challenge refusals; `unavailable` is answered 503 in every format. */
+/**
+ * The two bearer-challenge refusals; `unavailable` is answered 503 in every format.
+ *
+ * @example
+ * ```ts
+ * const statusOf = (code: ChallengeCode) => (code === 'unauthorized' ? 401 : 403);
+ * ```
+ */
 export type ChallengeCode = 'unauthorized' | 'forbidden';
 
-/** What a {@link ChallengeWriter} receives besides the status. */
+/**
+ * What a {@link ChallengeWriter} receives besides the status.
+ *
+ * @example
+ * ```ts
+ * const writer: ChallengeWriter = ({ res, code, message }: ChallengeContext, status) => {
+ *   res.status(status).json({ code, message });
+ * };
+ * ```
+ */
 export interface ChallengeContext {
   readonly req: Request;
   readonly res: Response;
@@ -36,10 +52,24 @@ export interface ChallengeContext {
  */
 export type ChallengeWriter = (context: ChallengeContext, status: 401 | 403) => void | Promise<void>;
 
-/** Injection token under which an application registers its {@link ChallengeWriter}. */
+/**
+ * Injection token under which an application registers its {@link ChallengeWriter}.
+ *
+ * @example
+ * ```ts
+ * container.register(CHALLENGE_WRITER, { useValue: ({ res }, status) => void res.status(status).send('log in first') });
+ * ```
+ */
 export const CHALLENGE_WRITER: InjectionToken<ChallengeWriter> = Symbol.for('portcullis:express:challenge-writer');
 
-/** How refusals are written; resolved once per app. */
+/**
+ * How refusals are written; resolved once per app.
+ *
+ * @example
+ * ```ts
+ * await respondRefusal(refusal, { format: 'simple', challengeWriter: undefined } satisfies RefusalFormat);
+ * ```
+ */
 export interface RefusalFormat {
   /** `simple` sends `{error, message}`; `empty` sends no body. */
   readonly format: 'simple' | 'empty';

@@ -12,7 +12,14 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { establishedPrincipal } from '../http/request-auth.js';
 import { HttpRuntime, type PortcullisHttpOptions } from '../mount/http-runtime.js';
 
-/** Options of the plain middleware: the HTTP options plus the container to resolve shields from. */
+/**
+ * Options of the plain middleware: the HTTP options plus the container to resolve shields from.
+ *
+ * @example
+ * ```ts
+ * app.get('/api/me', jwtShield({ container, errorFormat: 'simple' }), handler);
+ * ```
+ */
 export interface ShieldMiddlewareOptions extends PortcullisHttpOptions {
   /** Where shields and their services resolve; default tsyringe's root container. */
   readonly container?: DependencyContainer;

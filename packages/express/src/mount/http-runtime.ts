@@ -14,7 +14,14 @@ import { getRequestAuth, setContextBuilder, setRequestAuth, type RequestAuth } f
 
 const passOn: RequestHandler = (_req, _res, next) => next();
 
-/** Options shared by `mountControllers`, `createPortcullisApp` and the plain middleware. */
+/**
+ * Options shared by `mountControllers`, `createPortcullisApp` and the plain middleware.
+ *
+ * @example
+ * ```ts
+ * mountControllers(app, container, [ApiController], { bodyLimit: '64kb', connectionMemo: false });
+ * ```
+ */
 export interface PortcullisHttpOptions {
   /** Largest JSON body (bytes, or text such as `'64kb'`); default 16 KiB. */
   readonly bodyLimit?: string | number;

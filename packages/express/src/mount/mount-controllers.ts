@@ -10,7 +10,14 @@ import { readControllerPrefix, readControllerRoutes } from '../routing/route-met
 import { HttpRuntime, type PortcullisHttpOptions } from './http-runtime.js';
 import { ensureInjectable } from './injectable-controller.js';
 
-/** A controller class: decorated with `@Controller` (itself or a base class). */
+/**
+ * A controller class: decorated with `@Controller` (itself or a base class).
+ *
+ * @example
+ * ```ts
+ * const controllers: ControllerClass[] = [GameAuthController, ApiController];
+ * ```
+ */
 export type ControllerClass = abstract new (...args: any[]) => object;
 
 function send(res: Response, value: unknown): void {
@@ -92,7 +99,14 @@ export function mountControllers(
   return runtime;
 }
 
-/** Options of {@link createPortcullisApp}. */
+/**
+ * Options of {@link createPortcullisApp}.
+ *
+ * @example
+ * ```ts
+ * createPortcullisApp(container, { controllers: [ApiController], trustProxy: 'loopback', errorFormat: 'simple' });
+ * ```
+ */
 export interface PortcullisAppOptions extends PortcullisHttpOptions {
   /** The controllers to mount. */
   readonly controllers: readonly ControllerClass[];

@@ -9,17 +9,38 @@ export const CONTROLLER_METADATA = Symbol.for('portcullis:express:controller');
 /** On a prototype (own only): the routes that prototype declared. */
 export const ROUTES_METADATA = Symbol.for('portcullis:express:routes');
 
-/** The HTTP methods a route decorator can declare. */
+/**
+ * The HTTP methods a route decorator can declare.
+ *
+ * @example
+ * ```ts
+ * const method: HttpMethod = 'post';
+ * ```
+ */
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
-/** One route as declared by `@Get`, `@Post`, …: method, path and the handler's key. */
+/**
+ * One route as declared by `@Get`, `@Post`, …: method, path and the handler's key.
+ *
+ * @example
+ * ```ts
+ * const { method, path, handler }: RouteDefinition = readControllerRoutes(ApiController)[0]!;
+ * ```
+ */
 export interface RouteDefinition {
   readonly method: HttpMethod;
   readonly path: string;
   readonly handler: string | symbol;
 }
 
-/** A controller route ready to mount: the full path joins the prefix and the route path. */
+/**
+ * A controller route ready to mount: the full path joins the prefix and the route path.
+ *
+ * @example
+ * ```ts
+ * for (const route of readControllerRoutes(ApiController)) console.log(route.method, route.fullPath);
+ * ```
+ */
 export interface ControllerRoute extends RouteDefinition {
   readonly fullPath: string;
 }
@@ -30,7 +51,14 @@ export function joinPaths(...parts: string[]): string {
   return `/${joined}`;
 }
 
-/** The prefix of `@Controller`, from the class or its nearest decorated base; undefined when none. */
+/**
+ * The prefix of `@Controller`, from the class or its nearest decorated base; undefined when none.
+ *
+ * @example
+ * ```ts
+ * readControllerPrefix(GameAuthController); // '/auth', inherited from JwtAuthController
+ * ```
+ */
 export function readControllerPrefix(controller: Function): string | undefined {
   return Reflect.getMetadata(CONTROLLER_METADATA, controller) as string | undefined;
 }

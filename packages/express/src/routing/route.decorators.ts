@@ -32,14 +32,42 @@ function route(method: HttpMethod, decorator: string, path: string): MethodDecor
  */
 export const Get = (path = '/'): MethodDecorator => route('get', '@Get', path);
 
-/** Records a `POST` route; see {@link Get}. */
+/**
+ * Records a `POST` route; see {@link Get}.
+ *
+ * @example
+ * ```ts
+ * @Post('/scores') add(req: Request, res: Response) { res.status(201); return { ok: true }; }
+ * ```
+ */
 export const Post = (path = '/'): MethodDecorator => route('post', '@Post', path);
 
-/** Records a `PUT` route; see {@link Get}. */
+/**
+ * Records a `PUT` route; see {@link Get}.
+ *
+ * @example
+ * ```ts
+ * @Put('/profile') save(req: Request) { return profiles.save(principalId(req)!, req.body); }
+ * ```
+ */
 export const Put = (path = '/'): MethodDecorator => route('put', '@Put', path);
 
-/** Records a `DELETE` route; see {@link Get}. */
+/**
+ * Records a `DELETE` route; see {@link Get}.
+ *
+ * @example
+ * ```ts
+ * @Delete('/profile') remove(req: Request) { return profiles.remove(principalId(req)!); }
+ * ```
+ */
 export const Delete = (path = '/'): MethodDecorator => route('delete', '@Delete', path);
 
-/** Records a `PATCH` route; see {@link Get}. */
+/**
+ * Records a `PATCH` route; see {@link Get}.
+ *
+ * @example
+ * ```ts
+ * @Patch('/profile') rename(req: Request) { return profiles.rename(principalId(req)!, req.body.name); }
+ * ```
+ */
 export const Patch = (path = '/'): MethodDecorator => route('patch', '@Patch', path);

@@ -20,6 +20,8 @@ export const hookCalls: Array<{ hook: string; args: unknown[] }> = [];
 export const admins = new Set<string>(['root']);
 /** Set to make the next onUpgradeSuccess throw. */
 export const failNextSuccess = { value: false };
+/** Set to make the next getClaimsForLogin return a reserved claim (an application bug). */
+export const reservedClaimNextLogin = { value: false };
 
 export class TestAuthController extends JwtAuthController {
   override onUpgrade(ctx: UpgradeContext, clientId: string): UpgradeContext {
@@ -42,6 +44,10 @@ export class TestAuthController extends JwtAuthController {
   override async getClaimsForLogin(account: Account, request: Request): Promise<Record<string, unknown>> {
     hookCalls.push({ hook: 'getClaimsForLogin', args: [account, request] });
     const claims = await super.getClaimsForLogin(account, request);
+    if (reservedClaimNextLogin.value) {
+      reservedClaimNextLogin.value = false;
+      return { ...claims, sub: 'someone-else' };
+    }
     return admins.has(account.username) ? { ...claims, role: 'admin' } : claims;
   }
 }
@@ -122,11 +128,6 @@ export class ApiController {
   @Get('/throws')
   throws() {
     throw new Error('secret internal detail /etc/passwd');
-  }
-
-  @Post('/echo-length')
-  echoLength(req: Request) {
-    return { keys: Object.keys(req.body ?? {}).length };
   }
 
   @Put('/put')

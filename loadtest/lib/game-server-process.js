@@ -1,0 +1,128 @@
+/**
+ * The server side of the load tests: the example game server (HTTP `/auth` and
+ * `/api`, `/game` on WebSocket, TCP and UDP) in its own process, so its CPU,
+ * memory and event loop are measured without the load generator's. Started by
+ * server-handle.js with `fork`; configured by LOADTEST_* variables; answers
+ * commands over IPC (accounts, tokens, stats, event-loop delay, close).
+ *
+ * Event-loop responsiveness is measured the way the issue defines it: a 10 ms
+ * timer re-armed forever, and the delay by which each firing is late.
+ */
+import 'reflect-metadata';
+import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
+import {
+  ACCOUNT_STORE, ConnectionRegistry, JwtTokenIssuer, loadConfig, PasswordHasher, silentLoggerFactory,
+} from '@portcullis/core';
+import { createGameServer } from '../../examples/game-server/dist/game-server.js';
+import { startRealtime } from '../../examples/game-server/dist/realtime.js';
+
+const env = process.env;
+const problems = { warn: 0, error: 0, lastError: undefined };
+/** Silent, but counts warnings and errors, which the reports show. */
+const countingLoggers = {
+  create: (category) => ({
+    debug() {},
+    info() {},
+    warn() {
+      problems.warn++;
+    },
+    error(message) {
+      problems.error++;
+      problems.lastError = `[${category}] ${message}`;
+    },
+  }),
+};
+
+const config = loadConfig({
+  env: {
+    SVC__SECURITY__MODE: 'jwt',
+    SVC__SECURITY__KEY: Buffer.alloc(32, 11).toString('base64'),
+    SVC__SECURITY__PASSWORD__WORK_FACTOR: env.LOADTEST_WORK_FACTOR ?? '11',
+    SVC__SECURITY__ACCESS_TOKEN_MINUTES: env.LOADTEST_ACCESS_TOKEN_MINUTES ?? '15',
+    SVC__SECURITY__LOCKOUT__STORE: env.LOADTEST_PROVIDER === 'redis' ? 'backplane' : 'memory',
+    SVC__PERSISTENCE__CACHE__PROVIDER: env.LOADTEST_PROVIDER ?? 'inmemory',
+    SVC__PERSISTENCE__CACHE__URL: env.LOADTEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  },
+  tree: {},
+});
+const server = await createGameServer({ config, port: 0, host: '127.0.0.1', loggers: env.LOADTEST_VERBOSE ? undefined : countingLoggers });
+const { http } = await server.listen();
+const realtime = await startRealtime(server.container, server.httpServer, { host: '127.0.0.1', tcpPort: 0, udpPort: 0 });
+const issuer = server.container.resolve(JwtTokenIssuer);
+const registry = server.container.resolve(ConnectionRegistry);
+
+const loop = { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] };
+const started = performance.now();
+let expected = performance.now() + 10;
+const tick = () => {
+  const now = performance.now();
+  const late = Math.max(0, now - expected);
+  loop.max = Math.max(loop.max, late);
+  loop.sum += late;
+  loop.samples++;
+  if (late >= 50) {
+    loop.over50++;
+    if (loop.stalls.length < 20) loop.stalls.push({ atS: Number(((now - started) / 1000).toFixed(2)), ms: Math.round(late) });
+  }
+  expected = now + 10;
+  setTimeout(tick, 10).unref();
+};
+setTimeout(tick, 10).unref();
+
+function stats({ gc = false } = {}) {
+  if (gc && globalThis.gc) for (let i = 0; i < 2; i++) globalThis.gc();
+  const memory = process.memoryUsage();
+  const resources = process.getActiveResourcesInfo();
+  return {
+    at: Date.now(),
+    rss: memory.rss,
+    heapUsed: memory.heapUsed,
+    external: memory.external,
+    handles: process._getActiveHandles().length,
+    resources: resources.length,
+    cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
+    connections: { registry: registry.size, ws: realtime.ws.connectionCount, tcp: realtime.tcp.connectionCount },
+    udpDropped: { ...realtime.udp.dropped },
+    problems: { ...problems },
+  };
+}
+
+const handlers = {
+  /** `count` accounts `<prefix><i>` sharing one password, hashed once at the configured cost. */
+  async accounts({ prefix, count, password }) {
+    const hash = await new PasswordHasher(config).hash(password);
+    const store = server.container.resolve(ACCOUNT_STORE);
+    for (let i = 0; i < count; i++) await store.create({ username: `${prefix}${i}`, email: `${prefix}${i}@load.test`, passwordHash: hash });
+    return count;
+  },
+  /** JWT access tokens for `count` players (what a login answers), to be upgraded over HTTP. */
+  jwts({ prefix, count }) {
+    return Array.from({ length: count }, (_, i) => issuer.issueLoginPair(`${prefix}${i}`, { name: `${prefix}${i}`, role: ['player'] }).accessToken);
+  },
+  stats,
+  'heap-snapshot': ({ file }) => {
+    globalThis.gc?.();
+    return writeHeapSnapshot(file);
+  },
+  'loop-reset': () => {
+    Object.assign(loop, { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] });
+    return null;
+  },
+  'loop-read': () => ({ maxMs: loop.max, meanMs: loop.samples ? loop.sum / loop.samples : 0, samples: loop.samples, over50: loop.over50, stalls: loop.stalls }),
+  async close() {
+    await realtime.close();
+    await server.close();
+    setImmediate(() => process.exit(0));
+    return null;
+  },
+};
+
+process.on('message', async ({ seq, cmd, args }) => {
+  try {
+    process.send({ seq, ok: true, value: await handlers[cmd](args ?? {}) });
+  } catch (error) {
+    process.send({ seq, ok: false, error: String(error?.stack ?? error) });
+  }
+});
+process.send({ ready: true, http, tcpPort: realtime.addresses.tcpPort, udpPort: realtime.addresses.udpPort });

@@ -1,0 +1,43 @@
+/**
+ * HTTP calls of the load generator: JSON in and out over Node's fetch, and a
+ * bounded-concurrency map for doing many of them at once.
+ */
+import { performance } from 'node:perf_hooks';
+
+/** POSTs JSON; answers `{ status, json, ms }` and never throws for an HTTP status. */
+export async function postJson(url, body, token) {
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const started = performance.now();
+  const response = await fetch(url, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, json, ms: performance.now() - started };
+}
+
+/** Runs `task(item, index)` over `items` with at most `concurrency` in flight; answers the results in order. */
+export async function mapLimited(items, concurrency, task) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}
+
+/** Upgrades JWT access tokens to session tokens through `POST /auth/upgrade`. */
+export async function upgradeAll(http, jwts, concurrency = 64) {
+  const answers = await mapLimited(jwts, concurrency, (jwt) => postJson(`${http}/auth/upgrade`, { token: jwt }, jwt));
+  const failed = answers.filter((a) => a.status !== 200);
+  if (failed.length > 0) throw new Error(`${failed.length} upgrades failed, first: ${failed[0].status} ${JSON.stringify(failed[0].json)}`);
+  return answers.map((a) => a.json);
+}

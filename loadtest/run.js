@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+/**
+ * `npm run loadtest`: load tests of the example game server, each server in its
+ * own child process so the load generator's CPU does not count against it.
+ *
+ *   (a) ws     N authenticated WebSocket clients sending `move` (in-memory store, then Redis)
+ *   (b) storm  a login storm at bcrypt cost 11, event-loop delay measured in the server
+ *   (c) soak   minutes of moderate load, RSS / heap / handles sampled, growth slope fitted
+ *
+ * Prints the three reports, merges them into loadtest/results/latest.json (reports
+ * not run keep their previous numbers) and rewrites the block of
+ * docs/performance.md between the loadtest markers. Exits 1 when a report
+ * counted errors. Traffic goes to 127.0.0.1 only; every loop is bounded by its duration.
+ *
+ * Usage: npm run loadtest [-- [ws] [storm] [soak] [--quick] [--clients=N] [--duration=S] [--rate=R]
+ *          [--providers=inmemory,redis] [--logins=N] [--storm-rounds=N] [--work-factor=N]
+ *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis] [--no-docs]]
+ * Every option also reads from the environment: LOADTEST_CLIENTS, LOADTEST_DURATION_S, LOADTEST_RATE,
+ * LOADTEST_PROVIDERS, LOADTEST_LOGINS, LOADTEST_STORM_ROUNDS, LOADTEST_WORK_FACTOR,
+ * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_QUICK=1.
+ * LOADTEST_HEAP_SNAPSHOTS=<dir> makes the soak write server heap snapshots at the start of its trend
+ * window and at its end (compare them in Chrome DevTools to see what grew).
+ * `--quick`: 10 s WebSocket runs, a 1-minute soak sampled every 5 s.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeMachine, machineLine } from '../bench/lib/bench-report.js';
+import { findRedisServer, startRedis } from '../bench/lib/redis.js';
+import { replaceLoadtestBlock } from './lib/loadtest-report.js';
+import { formatLoginStorm, runLoginStorm } from './scenarios/login-storm.js';
+import { formatSoak, runSoak } from './scenarios/soak.js';
+import { formatWsMove, runWsMove } from './scenarios/ws-move.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = dirname(here);
+const resultsFile = join(here, 'results', 'latest.json');
+const docFile = join(root, 'docs', 'performance.md');
+const TOPICS = ['ws', 'storm', 'soak'];
+
+const OPTIONS = {
+  clients: ['LOADTEST_CLIENTS', 5000, Number],
+  duration: ['LOADTEST_DURATION_S', 60, Number],
+  rate: ['LOADTEST_RATE', 4, Number],
+  providers: ['LOADTEST_PROVIDERS', 'inmemory,redis', String],
+  logins: ['LOADTEST_LOGINS', 200, Number],
+  'storm-rounds': ['LOADTEST_STORM_ROUNDS', 1, Number],
+  'work-factor': ['LOADTEST_WORK_FACTOR', 11, Number],
+  'soak-minutes': ['LOADTEST_SOAK_MINUTES', 10, Number],
+  'sample-seconds': ['LOADTEST_SAMPLE_S', 10, Number],
+  'soak-store': ['LOADTEST_SOAK_STORE', 'inmemory', String],
+};
+const QUICK = { duration: 10, 'soak-minutes': 1, 'sample-seconds': 5 };
+
+function parseArgs(argv, env) {
+  const flags = {};
+  const topics = [];
+  let quick = /^(1|true|yes)$/i.test(env.LOADTEST_QUICK ?? '');
+  let docs = true;
+  for (const arg of argv) {
+    if (arg === '--quick') quick = true;
+    else if (arg === '--no-docs') docs = false;
+    else if (arg.startsWith('--')) {
+      const [name, value] = arg.slice(2).split('=', 2);
+      if (!(name in OPTIONS) || value === undefined) throw new Error(`unknown option ${arg} (known: ${Object.keys(OPTIONS).map((o) => `--${o}=…`).join(' ')} --quick --no-docs)`);
+      flags[name] = value;
+    } else if (TOPICS.includes(arg)) topics.push(arg);
+    else throw new Error(`unknown load test ${arg} (known: ${TOPICS.join(', ')})`);
+  }
+  const options = {};
+  for (const [name, [variable, fallback, parse]] of Object.entries(OPTIONS)) {
+    const raw = flags[name] ?? env[variable] ?? (quick && name in QUICK ? QUICK[name] : fallback);
+    const value = parse(raw);
+    if (parse === Number && !(Number.isFinite(value) && value >= 0)) throw new Error(`--${name} must be a non-negative number, got ${raw}`);
+    options[name] = value;
+  }
+  return { topics: topics.length ? topics : TOPICS, options, quick, docs };
+}
+
+function openFileLimit() {
+  try {
+    return Number(execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim());
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function readResults() {
+  try {
+    return JSON.parse(readFileSync(resultsFile, 'utf8')).reports ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function writeAtomically(file, text) {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+async function main() {
+  const { topics, options, quick, docs } = parseArgs(process.argv.slice(2), process.env);
+  const machine = describeMachine();
+  console.log(`portcullis load tests · ${machineLine(machine)}`);
+  console.log(`running: ${topics.join(', ')}${quick ? ' (quick)' : ''} · ${JSON.stringify(options)}\n`);
+  const limit = openFileLimit();
+  if (topics.includes('ws') && Number.isFinite(limit) && limit < options.clients + 1000) {
+    throw new Error(`open-file limit ${limit} is too low for ${options.clients} clients: raise it (ulimit -n ${options.clients + 1000}) or pass --clients`);
+  }
+
+  const reports = readResults();
+  const printed = [];
+  const record = (key, result, text) => {
+    console.log(`${text}\n`);
+    printed.push(text);
+    reports[key] = { measuredAt: new Date().toISOString(), machine, quick, result, text };
+  };
+  const errors = [];
+
+  if (topics.includes('ws')) {
+    for (const provider of options.providers.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const redis = provider === 'redis' ? await startRedisOrSkip() : undefined;
+      if (provider === 'redis' && !redis) continue;
+      try {
+        const result = await runWsMove({ provider, redisUrl: redis?.url, redisPid: redis?.pid, clients: options.clients, durationS: options.duration, rate: options.rate });
+        record(`ws-${provider}`, result, formatWsMove(result));
+        if (result.errors > 0) errors.push(`ws ${provider}: ${result.errors} errors`);
+      } finally {
+        await redis?.stop();
+      }
+    }
+  }
+  if (topics.includes('storm')) {
+    const result = await runLoginStorm({ logins: options.logins, rounds: options['storm-rounds'], workFactor: options['work-factor'], wsClients: 50 });
+    record('storm', result, formatLoginStorm(result));
+    if (result.failures + result.webSocket.errors > 0) errors.push(`storm: ${result.failures} failed logins, ${result.webSocket.errors} socket errors`);
+    if (result.eventLoop.maxDelayMs >= 50) console.warn(`target missed: event-loop max delay ${result.eventLoop.maxDelayMs.toFixed(1)} ms during the storm (target < 50 ms)\n`);
+  }
+  if (topics.includes('soak')) {
+    const store = options['soak-store'];
+    const redis = store === 'redis' ? await startRedisOrSkip() : undefined;
+    if (store !== 'redis' || redis) {
+      try {
+        const heapSnapshotDir = process.env.LOADTEST_HEAP_SNAPSHOTS || undefined;
+        const result = await runSoak({ minutes: options['soak-minutes'], sampleS: options['sample-seconds'], provider: store, redisUrl: redis?.url, redisPid: redis?.pid, heapSnapshotDir });
+        record('soak', result, formatSoak(result));
+        if (result.errors > 0) errors.push(`soak: ${result.errors} errors`);
+        if (result.verdict.judged && !result.verdict.noGrowth) console.warn('target missed: the soak shows a growth trend (see the slopes above)\n');
+      } finally {
+        await redis?.stop();
+      }
+    }
+  }
+
+  writeAtomically(resultsFile, `${JSON.stringify({ generatedAt: new Date().toISOString(), reports }, null, 2)}\n`);
+  if (docs && existsSync(docFile)) writeAtomically(docFile, replaceLoadtestBlock(readFileSync(docFile, 'utf8'), reports));
+  console.log(`== the reports of this run ==\n\n${printed.join('\n\n')}\n`);
+  console.log(`wrote ${resultsFile}${docs ? ' and the load-test block of docs/performance.md' : ''}`);
+  if (errors.length > 0) {
+    console.error(`errors: ${errors.join('; ')}`);
+    process.exitCode = 1;
+  }
+}
+
+async function startRedisOrSkip() {
+  const binary = findRedisServer();
+  if (!binary) {
+    console.warn('!! redis-server not found: the Redis run is SKIPPED (install redis-server or set REDIS_SERVER_BIN)\n');
+    return undefined;
+  }
+  return startRedis(binary);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? (process.env.LOADTEST_DEBUG ? error.stack : error.message) : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,201 @@
+/**
+ * Report (c): a soak at moderate load, sampling the server's RSS, heap after a
+ * full GC and active handles, and fitting a least-squares line through the
+ * samples after a warm-up: a leak shows as a steady slope. The load mixes steady
+ * players (WebSocket, TCP and UDP sending `move`) with churn: players who log
+ * in, upgrade, connect over WebSocket and TCP, move, and log out (which closes
+ * their sockets through revocation), and anonymous sockets that ping and leave.
+ *
+ * Access tokens live 1 minute here, so used-token markers (kept until the token
+ * expires) reach a steady state within the soak instead of piling up by design.
+ */
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { postJson, upgradeAll } from '../lib/http-client.js';
+import { formatMachineLoad, watchMachineLoad } from '../lib/machine-load.js';
+import { startGameServer } from '../lib/server-handle.js';
+import { openTcp, openUdp } from '../lib/socket-clients.js';
+import { int, linearFit, mb, signed, sleep } from '../lib/stats.js';
+import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
+
+const PASSWORD = 'soak test password 1234';
+/**
+ * The trend is fitted over the second half of the run: in the first minutes V8 keeps
+ * compiling and optimising (code objects, deoptimisation data), which grows the heap
+ * without any leak — a heap-snapshot diff of such a run shows only code objects.
+ */
+const TREND_FROM = 0.5;
+/** Shorter soaks (a quick run) still sit in the warm-up: their slope is shown but not judged. */
+const MIN_MINUTES_TO_JUDGE = 5;
+const ACCOUNTS = 50;
+
+function counter() {
+  const counts = {};
+  return { counts, add: (key) => (counts[key] = (counts[key] ?? 0) + 1) };
+}
+
+/** One churn cycle; resolves 'ok' or the reason it failed. */
+async function churnCycle(server, n) {
+  const login = await postJson(`${server.http}/auth/login/unamepwd`, { username: `soak-${n % ACCOUNTS}`, password: PASSWORD });
+  if (login.status !== 200) return `login ${login.status}`;
+  const jwt = login.json.accessToken;
+  const upgrade = await postJson(`${server.http}/auth/upgrade`, { token: jwt }, jwt);
+  if (upgrade.status !== 200) return `upgrade ${upgrade.status}`;
+  const session = upgrade.json.accessToken;
+  const [ws] = await openSockets(server.wsUrl, [session]);
+  const wsClosed = new Promise((resolve) => ws.once('close', (code) => resolve(code)));
+  const tcp = await openTcp(server.tcpPort, session);
+  const wsReply = new Promise((resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))));
+  ws.send(JSON.stringify({ id: 1, portal: '/game', gate: 'move', data: { x: n, y: 1 } }));
+  const [wsMove, tcpMove] = await Promise.all([wsReply, tcp.request('/game', 'move', { x: n, y: 2 })]);
+  if (!wsMove.ok || !tcpMove.ok) return 'move refused';
+  const logout = await postJson(`${server.http}/auth/logout`, undefined, session);
+  if (logout.status !== 204) return `logout ${logout.status}`;
+  const closedBy = await Promise.race([Promise.all([wsClosed, tcp.closed]), sleep(3000).then(() => 'timeout')]);
+  if (closedBy === 'timeout') {
+    ws.terminate();
+    await tcp.close();
+    return 'sockets not closed by logout';
+  }
+  return closedBy[0] === 4401 ? 'ok' : `ws closed ${closedBy[0]}`;
+}
+
+async function anonymousCycle(server) {
+  const [ws] = await openSockets(server.wsUrl, [undefined]);
+  const reply = new Promise((resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))));
+  ws.send('{"id":1,"portal":"/game","gate":"ping"}');
+  const answer = await reply;
+  await closeSockets([ws]);
+  return answer.ok && answer.data === 'pong' ? 'ok' : 'ping refused';
+}
+
+function trend(samples, key, fromMin) {
+  const used = samples.filter((s) => s.tMin >= fromMin);
+  const fit = linearFit(used.map((s) => s.tMin), used.map((s) => s[key]));
+  const mean = used.reduce((n, s) => n + s[key], 0) / Math.max(1, used.length);
+  return { slopePerMin: fit.slope, r2: fit.r2, mean, first: used[0]?.[key], last: used.at(-1)?.[key] };
+}
+
+/**
+ * @param {{ minutes: number, sampleS: number, provider?: 'inmemory'|'redis', redisUrl?: string, redisPid?: number,
+ *   wsClients?: number, tcpClients?: number, udpClients?: number, rate?: number, churnPerSecond?: number,
+ *   heapSnapshotDir?: string }} options  `heapSnapshotDir`: write server heap snapshots there at the start of the trend window and at the end.
+ */
+export async function runSoak(options) {
+  const { minutes, sampleS, provider = 'inmemory', redisUrl, redisPid, wsClients = 500, tcpClients = 20, udpClients = 20, rate = 5, churnPerSecond = 5, heapSnapshotDir } = options;
+  const server = await startGameServer({ provider, redisUrl, workFactor: 4, accessTokenMinutes: 1 });
+  const churn = counter();
+  const steady = counter();
+  const intervals = [];
+  try {
+    await server.call('accounts', { prefix: 'soak-', count: ACCOUNTS, password: PASSWORD });
+    const steadyCount = wsClients + tcpClients + udpClients;
+    const sessions = (await upgradeAll(server.http, await server.call('jwts', { prefix: 'steady-', count: steadyCount }))).map((s) => s.accessToken);
+    const sockets = await openSockets(server.wsUrl, sessions.slice(0, wsClients));
+    const tcps = await Promise.all(sessions.slice(wsClients, wsClients + tcpClients).map((t) => openTcp(server.tcpPort, t)));
+    const udps = await Promise.all(sessions.slice(wsClients + tcpClients).map((t) => openUdp(server.udpPort, t)));
+
+    const driver = moveDriver(sockets, { rate });
+    driver.start();
+    driver.measure();
+    let step = 0;
+    intervals.push(setInterval(() => {
+      step++;
+      for (const client of [...tcps, ...udps]) {
+        client.request('/game', 'move', { x: step % 100, y: 1 }).then((r) => steady.add(r.ok ? 'ok' : `refused ${r.error?.code}`), () => steady.add('no reply'));
+      }
+    }, 1000 / rate));
+    let cycles = 0;
+    let inFlight = 0;
+    intervals.push(setInterval(() => {
+      for (let i = 0; i < churnPerSecond && inFlight < churnPerSecond * 10; i++) {
+        inFlight += 2;
+        const n = cycles++;
+        churnCycle(server, n).catch((e) => `threw ${e?.message}`).then((outcome) => (churn.add(outcome), inFlight--));
+        anonymousCycle(server).catch((e) => `threw ${e?.message}`).then((outcome) => (churn.add(`anonymous ${outcome}`), inFlight--));
+      }
+    }, 1000));
+
+    const samples = [];
+    const began = performance.now();
+    const machine = watchMachineLoad(() => [process.pid, server.pid, ...(redisPid ? [redisPid] : [])]);
+    const sample = async () => {
+      const s = await server.call('stats', { gc: true });
+      samples.push({ tMin: (performance.now() - began) / 60_000, rss: s.rss, heapUsed: s.heapUsed, handles: s.handles, resources: s.resources, connections: s.connections });
+    };
+    const snapshots = [];
+    const snapshot = async (label) => {
+      if (heapSnapshotDir) snapshots.push(await server.call('heap-snapshot', { file: join(heapSnapshotDir, `soak-${label}.heapsnapshot`) }));
+    };
+    const fromMin = minutes * TREND_FROM;
+    await sample();
+    while (performance.now() - began < minutes * 60_000) {
+      const wasBeforeTrend = samples.at(-1).tMin < fromMin;
+      await sleep(Math.min(sampleS * 1000, minutes * 60_000 - (performance.now() - began)));
+      await sample();
+      if (wasBeforeTrend && samples.at(-1).tMin >= fromMin) await snapshot('trend-start');
+    }
+    await snapshot('end');
+    const machineLoad = machine.stop();
+    for (const timer of intervals.splice(0)) clearInterval(timer);
+    const ws = await driver.stop();
+    const drainUntil = performance.now() + 10_000;
+    while (inFlight > 0 && performance.now() < drainUntil) await sleep(50);
+    await closeSockets(sockets);
+    await Promise.all([...tcps.map((c) => c.close()), ...udps.map((c) => c.close())]);
+    await sleep(500);
+    const after = await server.call('stats', { gc: true });
+
+    const churnFailures = Object.entries(churn.counts).filter(([k]) => !/(^| )ok$/.test(k)).reduce((n, [, v]) => n + v, 0);
+    const steadyFailures = Object.entries(steady.counts).filter(([k]) => k !== 'ok').reduce((n, [, v]) => n + v, 0);
+    const heap = trend(samples, 'heapUsed', fromMin);
+    const handles = trend(samples, 'handles', fromMin);
+    return {
+      name: `soak-${provider}`,
+      provider,
+      minutes,
+      sampleS,
+      load: { wsClients, tcpClients, udpClients, rate, churnPerSecond },
+      requests: { ws: ws.windowReplies, tcpUdp: steady.counts.ok ?? 0 },
+      errors: ws.errorReplies + ws.mismatched + ws.unexpectedCloses + ws.missing + steadyFailures + churnFailures + Math.max(0, inFlight),
+      errorDetail: { ws: { errorReplies: ws.errorReplies, mismatched: ws.mismatched, unexpectedCloses: ws.unexpectedCloses, missing: ws.missing }, tcpUdp: steady.counts, churn: churn.counts, churnStillRunning: inFlight },
+      churnCycles: cycles,
+      samples: samples.map((s) => ({ tMin: Number(s.tMin.toFixed(3)), rss: s.rss, heapUsed: s.heapUsed, handles: s.handles, resources: s.resources, connections: s.connections })),
+      trendFromMin: fromMin,
+      trends: { rss: trend(samples, 'rss', fromMin), heapUsed: heap, handles },
+      verdict: { judged: minutes >= MIN_MINUTES_TO_JUDGE, noGrowth: heap.slopePerMin * 60 < 0.1 * heap.mean && handles.slopePerMin * 60 < 10 },
+      heapSnapshots: snapshots,
+      afterClose: { handles: after.handles, connections: after.connections, heapUsed: after.heapUsed, rss: after.rss },
+      serverLogged: after.problems,
+      machineLoad,
+    };
+  } finally {
+    for (const timer of intervals) clearInterval(timer);
+    await server.close();
+  }
+}
+
+
+/** The printed report. */
+export function formatSoak(r) {
+  const { rss, heapUsed, handles } = r.trends;
+  const l = r.load;
+  const line = (label, t, fmt, unit) =>
+    `    ${label.padEnd(15)} ${fmt(t.first)} → ${fmt(t.last)} · slope ${unit(t.slopePerMin)} (r² ${t.r2.toFixed(2)}) · ${unit(t.slopePerMin * 60).replace('/min', '/h')} projected`;
+  const mbPerMin = (n) => signed(n / 2 ** 20, 3, 'MB/min');
+  const perMin = (n) => signed(n, 2, '/min');
+  return [
+    `(c) soak: ${r.minutes} min at moderate load — ${r.provider === 'redis' ? 'Redis store' : 'in-memory store'}`,
+    `    load            ${l.wsClients} WebSocket + ${l.tcpClients} TCP + ${l.udpClients} UDP players sending move at ${l.rate}/s each (${int((l.wsClients + l.tcpClients + l.udpClients) * l.rate)} req/s);`,
+    `                    churn ${l.churnPerSecond}/s: login → upgrade → WS + TCP connect → move → logout (sockets closed by revocation), plus ${l.churnPerSecond}/s anonymous WS connect → ping → close`,
+    `    requests        ${int(r.requests.ws + r.requests.tcpUdp)} steady replies, ${int(r.churnCycles)} churn cycles; errors ${r.errors}${r.errors ? ` ${JSON.stringify(r.errorDetail)}` : ''}`,
+    `    samples         ${r.samples.length}, every ${r.sampleS} s, after a full GC; trend fitted from minute ${r.trendFromMin.toFixed(2)}`,
+    line('RSS', rss, mb, mbPerMin),
+    line('heap after GC', heapUsed, mb, mbPerMin),
+    line('active handles', handles, (n) => String(n), perMin),
+    `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (threshold: heap after GC < 10 % of its mean per hour, handles < 10 per hour)`,
+    ...(r.heapSnapshots.length ? [`    heap snapshots  ${r.heapSnapshots.join(', ')}`] : []),
+    `    after close     ${r.afterClose.handles} handles, connections ${JSON.stringify(r.afterClose.connections)}; server log ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors`,
+    `    machine         ${formatMachineLoad(r.machineLoad)}`,
+  ].join('\n');
+}

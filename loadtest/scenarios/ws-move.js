@@ -1,0 +1,98 @@
+/**
+ * Report (a): N concurrent authenticated WebSocket clients sending `move` for a
+ * fixed time against the example server, on the in-memory store and on Redis.
+ * Each client gets its own player: a JWT (what a login answers) upgraded to a
+ * session through `POST /auth/upgrade`, then a socket opened with
+ * `Authorization: Bearer <session token>`.
+ */
+import { performance } from 'node:perf_hooks';
+import { upgradeAll } from '../lib/http-client.js';
+import { formatMachineLoad, watchMachineLoad } from '../lib/machine-load.js';
+import { startGameServer } from '../lib/server-handle.js';
+import { latencySummary, int, mb, ms, sleep } from '../lib/stats.js';
+import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
+
+/**
+ * @param {{ provider: 'inmemory'|'redis', redisUrl?: string, clients: number, durationS: number, rate: number }} options
+ */
+export async function runWsMove({ provider, redisUrl, redisPid, clients, durationS, rate }) {
+  const server = await startGameServer({ provider, redisUrl });
+  try {
+    const idle = await server.call('stats', { gc: true });
+    let t = performance.now();
+    const jwts = await server.call('jwts', { prefix: `${provider}-player-`, count: clients });
+    const sessions = await upgradeAll(server.http, jwts);
+    const upgradeSeconds = (performance.now() - t) / 1000;
+
+    t = performance.now();
+    const sockets = await openSockets(server.wsUrl, sessions.map((s) => s.accessToken));
+    const openSeconds = (performance.now() - t) / 1000;
+    const connected = await server.call('stats', { gc: true });
+
+    const driver = moveDriver(sockets, { rate });
+    const warmupMs = Math.min(5000, Math.max(1000, durationS * 100));
+    driver.start();
+    await sleep(warmupMs);
+    driver.measure();
+    const before = await server.call('stats');
+    await server.call('loop-reset');
+    const machine = watchMachineLoad(() => [process.pid, server.pid, ...(redisPid ? [redisPid] : [])]);
+    const began = performance.now();
+    await sleep(durationS * 1000);
+    const machineLoad = machine.stop();
+    const seconds = (performance.now() - began) / 1000;
+    const after = await server.call('stats');
+    const loop = await server.call('loop-read');
+    const result = await driver.stop();
+    const end = await server.call('stats', { gc: true });
+    await closeSockets(sockets);
+    await sleep(500);
+    const disconnected = await server.call('stats', { gc: true });
+
+    const latency = latencySummary(result.latencies);
+    const errors = result.errorReplies + result.mismatched + result.unexpectedCloses + result.missing;
+    const cpuPerMsg = (after.cpuMicros - before.cpuMicros) / Math.max(1, result.windowReplies);
+    return {
+      name: `ws-move-${provider}`,
+      provider,
+      clients,
+      durationS,
+      ratePerClient: rate,
+      messagesPerSecond: result.windowReplies / seconds,
+      latencyMs: { p50: latency.p50, p99: latency.p99, max: latency.max },
+      errors,
+      errorDetail: { errorReplies: result.errorReplies, errorCodes: result.errorCodes, mismatched: result.mismatched, unexpectedCloses: result.unexpectedCloses, missing: result.missing, skippedAtInFlightCap: result.skipped },
+      rss: { idle: idle.rss, start: connected.rss, end: end.rss, afterDisconnect: disconnected.rss },
+      heapAfterGc: { idle: idle.heapUsed, start: connected.heapUsed, end: end.heapUsed, afterDisconnect: disconnected.heapUsed },
+      serverCpuMicrosPerMessage: cpuPerMsg,
+      serverCpuCores: (after.cpuMicros - before.cpuMicros) / 1e6 / seconds,
+      eventLoopMaxDelayMs: loop.maxMs,
+      eventLoopStalls: loop.stalls,
+      serverConnections: { atEnd: end.connections, afterDisconnect: disconnected.connections },
+      serverLogged: disconnected.problems,
+      setup: { upgradeSeconds, openSeconds },
+      machineLoad,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+/** The printed report of one run. */
+export function formatWsMove(r) {
+  const offered = r.ratePerClient === 0 ? 'closed loop (one request in flight per client)' : `${r.ratePerClient} msg/s per client (${int(r.clients * r.ratePerClient)} msg/s offered)`;
+  const d = r.errorDetail;
+  return [
+    `(a) ${int(r.clients)} authenticated WebSocket clients sending move — ${r.provider === 'redis' ? 'Redis store' : 'in-memory store'}`,
+    `    duration        ${r.durationS} s measured (after a warm-up), ${offered}`,
+    `    messages/s      ${int(r.messagesPerSecond)}`,
+    `    latency         p50 ${ms(r.latencyMs.p50)} · p99 ${ms(r.latencyMs.p99)} · max ${ms(r.latencyMs.max)}`,
+    `    errors          ${int(r.errors)} (error replies ${d.errorReplies}${Object.keys(d.errorCodes).length ? ` ${JSON.stringify(d.errorCodes)}` : ''}, out of order ${d.mismatched}, unexpected closes ${d.unexpectedCloses}, unanswered ${d.missing})`,
+    `    server RSS      idle ${mb(r.rss.idle)} → start (${int(r.clients)} connected) ${mb(r.rss.start)} → end ${mb(r.rss.end)} → after disconnect ${mb(r.rss.afterDisconnect)}`,
+    `    server heap     after GC: idle ${mb(r.heapAfterGc.idle)} → start ${mb(r.heapAfterGc.start)} → end ${mb(r.heapAfterGc.end)} → after disconnect ${mb(r.heapAfterGc.afterDisconnect)}`,
+    `    server CPU      ${r.serverCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.serverCpuCores.toFixed(2)} cores · event-loop max delay ${ms(r.eventLoopMaxDelayMs)} (${r.eventLoopStalls.length} stalls ≥ 50 ms)`,
+    `    setup           ${int(r.clients)} upgrades over HTTP in ${r.setup.upgradeSeconds.toFixed(1)} s, ${int(r.clients)} sockets opened in ${r.setup.openSeconds.toFixed(1)} s`,
+    `    machine         ${formatMachineLoad(r.machineLoad)}`,
+    `    server log      ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors; connections after disconnect: ${JSON.stringify(r.serverConnections.afterDisconnect)}`,
+  ].join('\n');
+}

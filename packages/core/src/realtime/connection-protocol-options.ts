@@ -1,0 +1,66 @@
+/**
+ * The options of a `ConnectionProtocol` and the vocabulary a transport maps to its
+ * own: how the handshake goes and why a connection is closed.
+ */
+import type { Transport } from '../contracts/auth-context.js';
+import type { ConnectionCredential, ConnectionRegistry } from './connection-registry.js';
+import type { GateDispatcher } from './gate-dispatcher.js';
+
+/**
+ * Why a protocol closes its connection: `unauthorized` (refused auth frame or
+ * credential revoked; WebSocket 4401), `unavailable` (the credential could not be
+ * checked), `bad_handshake` (the first frame was required to be an auth frame and was not).
+ *
+ * @example
+ * ```ts
+ * const closeCode: Record<ProtocolCloseReason, number> = { unauthorized: 4401, unavailable: 1013, bad_handshake: 1008 };
+ * ```
+ */
+export type ProtocolCloseReason = 'unauthorized' | 'unavailable' | 'bad_handshake';
+
+/**
+ * `required`: the first message must be an auth frame (TCP). `optional`: it may be
+ * one (a WebSocket opened without `Authorization`). `done`: the transport already
+ * authenticated the connection (WebSocket `Authorization` header).
+ *
+ * @example
+ * ```ts
+ * const handshake: HandshakeMode = credential ? 'done' : 'optional';
+ * ```
+ */
+export type HandshakeMode = 'required' | 'optional' | 'done';
+
+/**
+ * Options of {@link ConnectionProtocol}.
+ *
+ * @example
+ * ```ts
+ * const options: ConnectionProtocolOptions = {
+ *   dispatcher, registry, transport: 'tcp', clientId, remoteAddress, handshake: 'required',
+ *   send: (text) => socket.write(encodeFrame(text)),
+ *   close: () => socket.end(),
+ * };
+ * ```
+ */
+export interface ConnectionProtocolOptions {
+  readonly dispatcher: Pick<GateDispatcher, 'dispatch' | 'dispatchText' | 'authenticateConnection'>;
+  /** Tracks the connection for revocation and push; without it nothing closes on revocation. */
+  readonly registry?: Pick<ConnectionRegistry, 'add' | 'attach' | 'remove'>;
+  readonly transport: Transport;
+  readonly clientId: string;
+  readonly remoteAddress: string | undefined;
+  readonly handshake: HandshakeMode;
+  /** With `handshake: 'done'`: the credential the transport authenticated. */
+  readonly credential?: ConnectionCredential;
+  /** A memo already warmed by the transport's `authenticateConnection` call. */
+  readonly memo?: Map<unknown, unknown>;
+  /** Sends one JSON text message (reply, auth reply, push). */
+  readonly send: (text: string) => void;
+  /** Closes the connection; called at most once. */
+  readonly close: (reason: ProtocolCloseReason, detail: string) => void;
+  /** Unanswered requests at which `onSaturated` fires; default 64. */
+  readonly maxPending?: number;
+  /** Stop reading from the peer until `onRelieved`. */
+  readonly onSaturated?: () => void;
+  readonly onRelieved?: () => void;
+}

@@ -1,0 +1,113 @@
+/**
+ * The options every connection-oriented transport (WebSocket, TCP) shares, and the
+ * number checks every transport applies to its own limits.
+ */
+import type { LoggerFactory } from '../logging/logger.js';
+import type { ConnectionRegistry } from './connection-registry.js';
+import type { GateDispatcher } from './gate-dispatcher.js';
+
+/**
+ * What a connection-oriented transport needs from core, and its flow-control limits.
+ *
+ * @example
+ * ```ts
+ * const options: ConnectionTransportOptions = { dispatcher, registry, maxPendingRequests: 32 };
+ * ```
+ */
+export interface ConnectionTransportOptions {
+  /** Routes requests to gates and checks credentials. */
+  readonly dispatcher: GateDispatcher;
+  /** Tracks connections so a revocation closes them and pushes reach them. Strongly recommended. */
+  readonly registry?: ConnectionRegistry;
+  /**
+   * Send-buffer limit in bytes: reading pauses while replies pile up unsent, and a
+   * client whose unsent output would pass this is dropped. Default 1 MiB.
+   */
+  readonly maxBufferedBytes?: number;
+  /** Unanswered requests per connection before it stops reading. Default 64. */
+  readonly maxPendingRequests?: number;
+  readonly loggers?: LoggerFactory;
+}
+
+/**
+ * {@link ConnectionTransportOptions} with every default applied.
+ *
+ * @example
+ * ```ts
+ * const { maxBufferedBytes } = resolveConnectionTransportOptions({ dispatcher }); // 1048576
+ * ```
+ */
+export interface ResolvedConnectionTransportOptions {
+  readonly dispatcher: GateDispatcher;
+  readonly registry: ConnectionRegistry | undefined;
+  readonly maxBufferedBytes: number;
+  readonly maxPendingRequests: number;
+  readonly loggers: LoggerFactory | undefined;
+}
+
+/**
+ * Default send-buffer limit of a connection: 1 MiB.
+ *
+ * @example
+ * ```ts
+ * attachWebSocketTransport(http, { dispatcher, maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES / 4 });
+ * ```
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/**
+ * Default number of unanswered requests per connection before it stops reading: 64.
+ *
+ * @example
+ * ```ts
+ * createTcpTransport({ dispatcher, maxPendingRequests: DEFAULT_MAX_PENDING_REQUESTS * 2 });
+ * ```
+ */
+export const DEFAULT_MAX_PENDING_REQUESTS = 64;
+
+/**
+ * Applies the shared defaults and checks the limits.
+ *
+ * @throws TypeError for a limit that is not a positive integer.
+ * @example
+ * ```ts
+ * const resolved = { ...resolveConnectionTransportOptions(options), authTimeoutMs: 5000 };
+ * ```
+ */
+export function resolveConnectionTransportOptions(options: ConnectionTransportOptions): ResolvedConnectionTransportOptions {
+  return {
+    dispatcher: options.dispatcher,
+    registry: options.registry,
+    maxBufferedBytes: positiveInteger('maxBufferedBytes', options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES),
+    maxPendingRequests: positiveInteger('maxPendingRequests', options.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS),
+    loggers: options.loggers,
+  };
+}
+
+/**
+ * `value` when it is a positive safe integer.
+ *
+ * @throws TypeError naming the option otherwise.
+ * @example
+ * ```ts
+ * positiveInteger('maxFrameBytes', options.maxFrameBytes ?? 65536);
+ * ```
+ */
+export function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+/**
+ * `value` when it is a non-negative safe integer (0 usually turns a feature off).
+ *
+ * @throws TypeError naming the option otherwise.
+ * @example
+ * ```ts
+ * nonNegativeInteger('heartbeatIntervalMs', options.heartbeatIntervalMs ?? 30_000);
+ * ```
+ */
+export function nonNegativeInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative integer, got ${value}`);
+  return value;
+}

@@ -1,0 +1,30 @@
+import { injectable } from 'tsyringe';
+import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
+import type { ShieldAuth } from '../contracts/shield-auth.js';
+import { credentialKind } from './credential-kind.js';
+import { JwtAuth } from './jwt-auth.js';
+import { SessionAuth } from './session-auth.js';
+
+/**
+ * A shield that accepts either credential portcullis issues: a session token
+ * (checked by `SessionAuth`) or a JWT access token (checked by `JwtAuth`), told
+ * apart by shape. It guards `POST /auth/logout`, which revokes whichever the
+ * client holds.
+ *
+ * @example
+ * ```ts
+ * @Shield(SessionOrJwtAuth)
+ * @Post('/logout') logout(req: Request) { ... }
+ * ```
+ */
+@injectable()
+export class SessionOrJwtAuth implements ShieldAuth {
+  constructor(
+    private readonly sessionAuth: SessionAuth,
+    private readonly jwtAuth: JwtAuth,
+  ) {}
+
+  authenticate(ctx: AuthContext): Promise<ShieldResult> {
+    return credentialKind(ctx.credential) === 'session' ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
+  }
+}

@@ -1,0 +1,63 @@
+import { EventEmitter } from 'node:events';
+import { silentLoggerFactory, type GateReply } from '@portcullis/core';
+import type { WebSocket } from 'ws';
+import { describe, expect, it } from 'vitest';
+import { Heartbeat } from './heartbeat.js';
+import { WebSocketConnection } from './ws-connection.js';
+import { resolveWebSocketOptions } from './ws-options.js';
+
+/** The part of a `ws` socket the connection uses, with a send buffer the test controls. */
+class FakeSocket extends EventEmitter {
+  readonly readyState = 1;
+  bufferedAmount = 0;
+  isPaused = false;
+  readonly flushCallbacks: Array<() => void> = [];
+  pause(): void {
+    this.isPaused = true;
+  }
+  resume(): void {
+    this.isPaused = false;
+  }
+  send(_text: string, onFlushed?: () => void): void {
+    if (onFlushed) this.flushCallbacks.push(onFlushed);
+  }
+  terminate(): void {}
+  close(): void {}
+}
+
+function deferredReplies() {
+  const pending: Array<(reply: GateReply) => void> = [];
+  const dispatcher = {
+    dispatchText: () => new Promise<GateReply>((resolve) => pending.push(resolve)),
+    dispatch: () => Promise.reject(new Error('not used')),
+    authenticateConnection: () => Promise.reject(new Error('not used')),
+  };
+  return { dispatcher, answer: (i: number, size: number) => pending[i]!({ id: i, ok: true, data: 'x'.repeat(size) }) };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('WebSocketConnection backpressure', () => {
+  it('resumes reading once the send buffer drains, even when the reply that drains it was sent below the pause mark', async () => {
+    const ws = new FakeSocket();
+    const { dispatcher, answer } = deferredReplies();
+    const options = resolveWebSocketOptions({ dispatcher: dispatcher as never, maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
+    new WebSocketConnection(ws as unknown as WebSocket, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
+    ws.emit('message', Buffer.from('{}'), false);
+    ws.emit('message', Buffer.from('{}'), false);
+
+    answer(0, 600);
+    await tick();
+    expect(ws.isPaused).toBe(true);
+
+    ws.bufferedAmount = 300;
+    answer(1, 100);
+    await tick();
+    ws.flushCallbacks.shift()!();
+    expect(ws.isPaused).toBe(true);
+
+    ws.bufferedAmount = 0;
+    for (const flushed of ws.flushCallbacks.splice(0)) flushed();
+    expect(ws.isPaused).toBe(false);
+  });
+});
