@@ -14,13 +14,14 @@
  *
  * Usage: npm run loadtest [-- [ws] [storm] [soak] [--quick] [--clients=N] [--duration=S] [--rate=R]
  *          [--providers=inmemory,redis] [--logins=N] [--storm-rounds=N] [--work-factor=N]
- *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis] [--no-docs]]
+ *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis] [--no-save]]
  * Every option also reads from the environment: LOADTEST_CLIENTS, LOADTEST_DURATION_S, LOADTEST_RATE,
  * LOADTEST_PROVIDERS, LOADTEST_LOGINS, LOADTEST_STORM_ROUNDS, LOADTEST_WORK_FACTOR,
  * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_QUICK=1.
- * LOADTEST_HEAP_SNAPSHOTS=<dir> makes the soak write server heap snapshots at the start of its trend
- * window and at its end (compare them in Chrome DevTools to see what grew).
- * `--quick`: 10 s WebSocket runs, a 1-minute soak sampled every 5 s.
+ * LOADTEST_HEAP_SNAPSHOTS=<dir> keeps the soak's two server heap snapshots there (open them in Chrome
+ * DevTools to see what grew); otherwise they go to a temporary directory and are removed.
+ * `--quick`: 10 s WebSocket runs, a 1-minute soak sampled every 5 s. `--no-save`: print only, keep
+ * latest.json and docs/performance.md as they are.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -57,13 +58,13 @@ function parseArgs(argv, env) {
   const flags = {};
   const topics = [];
   let quick = /^(1|true|yes)$/i.test(env.LOADTEST_QUICK ?? '');
-  let docs = true;
+  let save = true;
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
-    else if (arg === '--no-docs') docs = false;
+    else if (arg === '--no-save') save = false;
     else if (arg.startsWith('--')) {
       const [name, value] = arg.slice(2).split('=', 2);
-      if (!(name in OPTIONS) || value === undefined) throw new Error(`unknown option ${arg} (known: ${Object.keys(OPTIONS).map((o) => `--${o}=…`).join(' ')} --quick --no-docs)`);
+      if (!(name in OPTIONS) || value === undefined) throw new Error(`unknown option ${arg} (known: ${Object.keys(OPTIONS).map((o) => `--${o}=…`).join(' ')} --quick --no-save)`);
       flags[name] = value;
     } else if (TOPICS.includes(arg)) topics.push(arg);
     else throw new Error(`unknown load test ${arg} (known: ${TOPICS.join(', ')})`);
@@ -75,7 +76,7 @@ function parseArgs(argv, env) {
     if (parse === Number && !(Number.isFinite(value) && value >= 0)) throw new Error(`--${name} must be a non-negative number, got ${raw}`);
     options[name] = value;
   }
-  return { topics: topics.length ? topics : TOPICS, options, quick, docs };
+  return { topics: topics.length ? topics : TOPICS, options, quick, save };
 }
 
 function openFileLimit() {
@@ -101,7 +102,7 @@ function writeAtomically(file, text) {
 }
 
 async function main() {
-  const { topics, options, quick, docs } = parseArgs(process.argv.slice(2), process.env);
+  const { topics, options, quick, save } = parseArgs(process.argv.slice(2), process.env);
   const machine = describeMachine();
   console.log(`portcullis load tests · ${machineLine(machine)}`);
   console.log(`running: ${topics.join(', ')}${quick ? ' (quick)' : ''} · ${JSON.stringify(options)}\n`);
@@ -154,10 +155,12 @@ async function main() {
     }
   }
 
-  writeAtomically(resultsFile, `${JSON.stringify({ generatedAt: new Date().toISOString(), reports }, null, 2)}\n`);
-  if (docs && existsSync(docFile)) writeAtomically(docFile, replaceLoadtestBlock(readFileSync(docFile, 'utf8'), reports));
+  if (save) {
+    writeAtomically(resultsFile, `${JSON.stringify({ generatedAt: new Date().toISOString(), reports }, null, 2)}\n`);
+    if (existsSync(docFile)) writeAtomically(docFile, replaceLoadtestBlock(readFileSync(docFile, 'utf8'), reports));
+  }
   console.log(`== the reports of this run ==\n\n${printed.join('\n\n')}\n`);
-  console.log(`wrote ${resultsFile}${docs ? ' and the load-test block of docs/performance.md' : ''}`);
+  if (save) console.log(`wrote ${resultsFile} and the load-test block of docs/performance.md`);
   if (errors.length > 0) {
     console.error(`errors: ${errors.join('; ')}`);
     process.exitCode = 1;

@@ -1,6 +1,7 @@
 /**
  * Starts game-server-process.js in a child process (with --expose-gc, so memory
- * samples can be taken after a collection) and calls its IPC commands.
+ * samples can be taken after a collection; plus LOADTEST_SERVER_FLAGS) and calls
+ * its IPC commands.
  */
 import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -20,7 +21,9 @@ export async function startGameServer(options = {}) {
     LOADTEST_WORK_FACTOR: String(options.workFactor ?? 11),
     LOADTEST_ACCESS_TOKEN_MINUTES: String(options.accessTokenMinutes ?? 15),
   };
-  const child = fork(join(here, 'game-server-process.js'), [], { execArgv: ['--expose-gc'], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // LOADTEST_SERVER_FLAGS: extra Node flags for the server only (e.g. --trace-gc, --cpu-prof) when chasing a number.
+  const execArgv = ['--expose-gc', ...(process.env.LOADTEST_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
+  const child = fork(join(here, 'game-server-process.js'), [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let seq = 0;
   const pending = new Map();
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -3,14 +3,6 @@
  * formatting a reader can scan (20,134 msg/s, 1.92 ms, 84.1 MB).
  */
 
-/** The p-th percentile (0–100) of unsorted samples (nearest rank); NaN when empty. */
-export function percentile(samples, p) {
-  if (samples.length === 0) return Number.NaN;
-  const sorted = Float64Array.from(samples).sort();
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank];
-}
-
 /** p50, p99 and max of latency samples in ms. */
 export function latencySummary(samples) {
   if (samples.length === 0) return { count: 0, p50: Number.NaN, p99: Number.NaN, max: Number.NaN };

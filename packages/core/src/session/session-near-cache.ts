@@ -1,9 +1,12 @@
 /**
  * The per-process near cache of validated sessions: the per-message check is a Map lookup
- * and a clock read. Entries live at most `session:near-cache-seconds` and never past the
- * token's expiry; revocation events drop them.
+ * and a clock read. Entries live at most `session:near-cache-seconds` (at least four fifths
+ * of it) and never past the token's expiry; revocation events drop them.
  */
 import type { Principal } from '../contracts/principal.js';
+
+/** Share of the TTL by which an entry's lifetime is randomly shortened. */
+const JITTER = 0.2;
 
 interface NearEntry {
   readonly principal: Principal;
@@ -43,7 +46,10 @@ export class SessionNearCache {
   put(token: string, principal: Principal, expiresAtMs: number): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) this.evict();
-    this.entries.set(token, { principal, until: Math.min(Date.now() + this.ttlMs, expiresAtMs) });
+    // Lifetimes are spread over the last fifth of the TTL so sessions validated together (a
+    // reconnect wave) do not all expire, and go back to the store, in the same instant.
+    const ttlMs = this.ttlMs * (1 - JITTER * Math.random());
+    this.entries.set(token, { principal, until: Math.min(Date.now() + ttlMs, expiresAtMs) });
   }
 
   drop(token: string): void {

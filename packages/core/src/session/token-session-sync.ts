@@ -17,9 +17,11 @@ import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import type { Logger, LoggerFactory } from '../logging/logger.js';
 import type { RevocationBus } from '../store/revocation-bus.js';
 import { SessionStores } from '../store/session-stores.js';
+import { CoalescedLookups } from './coalesced-lookups.js';
 import { JwtInvalidation } from './jwt-invalidation.js';
 import { SessionNearCache } from './session-near-cache.js';
 import { SessionPairStore } from './session-pair-store.js';
+import type { AccessRecord } from './session-record.js';
 import { isSessionToken } from './session-token.js';
 
 const GAP_EVENT: RevocationEvent = Object.freeze({ sessionTokens: Object.freeze([]), jtis: Object.freeze([]) });
@@ -46,6 +48,7 @@ export class TokenSessionSync {
   private readonly pairs: SessionPairStore;
   private readonly jwts: JwtInvalidation;
   private readonly near: SessionNearCache;
+  private readonly lookups = new CoalescedLookups<AccessRecord | undefined>();
   private readonly bus: RevocationBus;
   private readonly logger: Logger;
   private readonly listeners = new Set<(event: RevocationEvent) => void>();
@@ -110,7 +113,7 @@ export class TokenSessionSync {
   /**
    * The per-message check of a session access token: its principal, or undefined when
    * the token is malformed, unknown, expired or revoked. Malformed tokens never reach the
-   * store; a near-cache hit costs a Map lookup.
+   * store; a near-cache hit costs a Map lookup; concurrent misses for one token share one read.
    *
    * @throws PortcullisError `unavailable` when the store cannot be reached.
    */
@@ -119,7 +122,7 @@ export class TokenSessionSync {
     const cached = this.near.get(sessionToken);
     if (cached !== undefined) return cached;
     const generation = this.generation;
-    const record = await this.pairs.findAccess(sessionToken);
+    const record = await this.lookups.run(sessionToken, generation, () => this.pairs.findAccess(sessionToken));
     if (record === undefined) return undefined;
     // Not cached when a revocation arrived during the read, or while fleet events may be missed.
     if (generation === this.generation && this.bus.live) this.near.put(sessionToken, record.principal, record.accessExpires);

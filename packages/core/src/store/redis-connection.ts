@@ -93,7 +93,10 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
   if (!client.isReady) throw storeUnavailable();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`))), timeoutMs);
+    // After an event-loop stall (a GC pause, a starved CPU) timers run before pending socket
+    // reads: rejecting from setImmediate first lets a reply that already arrived win the race.
+    const fail = () => reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));
+    timer = setTimeout(() => setImmediate(fail), timeoutMs);
   });
   try {
     return await Promise.race([operation(), timeout]);

@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { WebSocket } from 'ws';
+import { Heartbeat } from './heartbeat.js';
+
+function fakeSocket() {
+  const listeners = new Map<string, () => void>();
+  return {
+    on: (event: string, listener: () => void) => listeners.set(event, listener),
+    ping: vi.fn(),
+    terminate: vi.fn(),
+    pong: () => listeners.get('pong')?.(),
+  };
+}
+const asWs = (s: ReturnType<typeof fakeSocket>) => s as unknown as WebSocket;
+
+afterEach(() => vi.useRealTimers());
+
+describe('Heartbeat', () => {
+  it('pings a slice of the sockets per tick, not all at once, and every socket once per interval', () => {
+    vi.useFakeTimers();
+    const heartbeat = new Heartbeat(1000);
+    const sockets = Array.from({ length: 100 }, fakeSocket);
+    for (const s of sockets) heartbeat.add(asWs(s));
+    vi.advanceTimersByTime(100);
+    expect(sockets.filter((s) => s.ping.mock.calls.length > 0)).toHaveLength(10);
+    vi.advanceTimersByTime(900);
+    expect(sockets.every((s) => s.ping.mock.calls.length === 1)).toBe(true);
+    heartbeat.stop();
+  });
+
+  it('terminates a socket that showed no life since its last ping, and keeps one that answered', () => {
+    vi.useFakeTimers();
+    const heartbeat = new Heartbeat(1000);
+    const silent = fakeSocket();
+    const lively = fakeSocket();
+    heartbeat.add(asWs(silent));
+    heartbeat.add(asWs(lively));
+    vi.advanceTimersByTime(1000);
+    expect(silent.ping).toHaveBeenCalledTimes(1);
+    lively.pong();
+    vi.advanceTimersByTime(250); // the next round: one slice per tick
+    expect(silent.terminate).toHaveBeenCalledTimes(1);
+    expect(lively.terminate).not.toHaveBeenCalled();
+    expect(lively.ping).toHaveBeenCalledTimes(2);
+    heartbeat.stop();
+  });
+});
