@@ -14,14 +14,15 @@
  *
  * Usage: npm run loadtest [-- [ws] [storm] [soak] [--quick] [--clients=N] [--duration=S] [--rate=R]
  *          [--providers=inmemory,redis] [--logins=N] [--storm-rounds=N] [--work-factor=N]
- *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis] [--no-save]]
+ *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis] [--no-save] [--docs-only]]
  * Every option also reads from the environment: LOADTEST_CLIENTS, LOADTEST_DURATION_S, LOADTEST_RATE,
  * LOADTEST_PROVIDERS, LOADTEST_LOGINS, LOADTEST_STORM_ROUNDS, LOADTEST_WORK_FACTOR,
  * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_QUICK=1.
  * LOADTEST_HEAP_SNAPSHOTS=<dir> keeps the soak's two server heap snapshots there (open them in Chrome
  * DevTools to see what grew); otherwise they go to a temporary directory and are removed.
  * `--quick`: 10 s WebSocket runs, a 1-minute soak sampled every 5 s. `--no-save`: print only, keep
- * latest.json and docs/performance.md as they are.
+ * latest.json and docs/performance.md as they are. `--docs-only`: run nothing, rewrite the block of
+ * docs/performance.md from latest.json.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -59,12 +60,14 @@ function parseArgs(argv, env) {
   const topics = [];
   let quick = /^(1|true|yes)$/i.test(env.LOADTEST_QUICK ?? '');
   let save = true;
+  let docsOnly = false;
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
+    else if (arg === '--docs-only') docsOnly = true;
     else if (arg === '--no-save') save = false;
     else if (arg.startsWith('--')) {
       const [name, value] = arg.slice(2).split('=', 2);
-      if (!(name in OPTIONS) || value === undefined) throw new Error(`unknown option ${arg} (known: ${Object.keys(OPTIONS).map((o) => `--${o}=…`).join(' ')} --quick --no-save)`);
+      if (!(name in OPTIONS) || value === undefined) throw new Error(`unknown option ${arg} (known: ${Object.keys(OPTIONS).map((o) => `--${o}=…`).join(' ')} --quick --no-save --docs-only)`);
       flags[name] = value;
     } else if (TOPICS.includes(arg)) topics.push(arg);
     else throw new Error(`unknown load test ${arg} (known: ${TOPICS.join(', ')})`);
@@ -76,7 +79,7 @@ function parseArgs(argv, env) {
     if (parse === Number && !(Number.isFinite(value) && value >= 0)) throw new Error(`--${name} must be a non-negative number, got ${raw}`);
     options[name] = value;
   }
-  return { topics: topics.length ? topics : TOPICS, options, quick, save };
+  return { topics: docsOnly ? [] : topics.length ? topics : TOPICS, options, quick, save, docsOnly };
 }
 
 function openFileLimit() {
@@ -102,7 +105,12 @@ function writeAtomically(file, text) {
 }
 
 async function main() {
-  const { topics, options, quick, save } = parseArgs(process.argv.slice(2), process.env);
+  const { topics, options, quick, save, docsOnly } = parseArgs(process.argv.slice(2), process.env);
+  if (docsOnly) {
+    writeAtomically(docFile, replaceLoadtestBlock(readFileSync(docFile, 'utf8'), readResults()));
+    console.log(`rewrote the load-test block of ${docFile} from ${resultsFile}`);
+    return;
+  }
   const machine = describeMachine();
   console.log(`portcullis load tests · ${machineLine(machine)}`);
   console.log(`running: ${topics.join(', ')}${quick ? ' (quick)' : ''} · ${JSON.stringify(options)}\n`);

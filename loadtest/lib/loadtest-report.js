@@ -12,7 +12,8 @@ const ORDER = ['ws-inmemory', 'ws-redis', 'storm', 'soak'];
 function durations(key, result) {
   if (key.startsWith('ws-')) return `${result.durationS} s measured per store, ${result.clients} clients at ${result.ratePerClient} msg/s each`;
   if (key === 'storm') return `${result.logins} concurrent logins × ${result.rounds} round(s) at cost ${result.workFactor}`;
-  return `${result.minutes} min, sampled every ${result.sampleS} s`;
+  const snapshots = result.retained ? `, then ${result.retained.minutes.toFixed(1)} min between heap snapshots` : '';
+  return `${result.minutes} min sampled every ${result.sampleS} s${snapshots}`;
 }
 
 /** Replaces the block between the markers with `reports` (keyed as in loadtest/results/latest.json). */

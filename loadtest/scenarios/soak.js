@@ -1,9 +1,9 @@
 /**
  * Report (c): a soak at moderate load, sampling the server's RSS, heap after a
  * full GC and active handles, and fitting a least-squares line through the
- * samples after a warm-up: a leak shows as a steady slope. Two heap snapshots
- * (start of the fitted window, end) are compared by application objects, which
- * is what the verdict is based on. The load mixes steady
+ * samples after a warm-up: a leak shows as a steady slope. Then, under the same
+ * load, two heap snapshots a few minutes apart are compared by application
+ * objects, which is what the verdict is based on. The load mixes steady
  * players (WebSocket, TCP and UDP sending `move`) with churn: players who log
  * in, upgrade, connect over WebSocket and TCP, move, and log out (which closes
  * their sockets through revocation), and anonymous sockets that ping and leave.
@@ -32,6 +32,11 @@ const PASSWORD = 'soak test password 1234';
 const TREND_FROM = 0.5;
 /** Shorter soaks (a quick run) still sit in the warm-up: their slope is shown but not judged. */
 const MIN_MINUTES_TO_JUDGE = 5;
+/** Minutes of extra load between the two heap snapshots after the sampled soak. */
+function diffMinutes(minutes) {
+  return Math.max(0.5, Math.min(2, minutes * 0.2));
+}
+
 /**
  * The verdict's limit on application objects retained, projected per hour: 1 MB/h is
  * about 55 bytes per churn cycle at 5 cycles per second. The heap-after-GC slope is
@@ -92,6 +97,7 @@ function trend(samples, key, fromMin) {
  * @param {{ minutes: number, sampleS: number, provider?: 'inmemory'|'redis', redisUrl?: string, redisPid?: number,
  *   wsClients?: number, tcpClients?: number, udpClients?: number, rate?: number, churnPerSecond?: number,
  *   heapSnapshotDir?: string }} options  `heapSnapshotDir`: keep the two heap snapshots there (default: a temporary directory, removed).
+ *   The run lasts `minutes` plus up to 2 minutes for the snapshots.
  */
 export async function runSoak(options) {
   const { minutes, sampleS, provider = 'inmemory', redisUrl, redisPid, wsClients = 500, tcpClients = 20, udpClients = 20, rate = 5, churnPerSecond = 5, heapSnapshotDir } = options;
@@ -142,12 +148,15 @@ export async function runSoak(options) {
     await sample();
     while (performance.now() - began < minutes * 60_000) {
       await sleep(Math.min(sampleS * 1000, minutes * 60_000 - (performance.now() - began)));
-      // Before the first sample of the fitted window: the snapshot's one-off RSS step stays outside it.
-      if (snapshots.length === 0 && (performance.now() - began) / 60_000 >= fromMin) await snapshot('trend-start');
       await sample();
     }
-    if (snapshots.length === 0) await snapshot('trend-start');
+    // The leak check runs after the sampled soak, under the same load: writing a snapshot
+    // raises the server's RSS for minutes, which would bend the RSS slope above.
+    await snapshot('start');
+    const diffStart = performance.now();
+    await sleep(diffMinutes(minutes) * 60_000);
     await snapshot('end');
+    const retainedMin = (performance.now() - diffStart) / 60_000;
     const retained = heapDiff(snapshots[0], snapshots[1]);
     if (!heapSnapshotDir) rmSync(snapshotDir, { recursive: true, force: true });
     const machineLoad = machine.stop();
@@ -164,8 +173,7 @@ export async function runSoak(options) {
     const steadyFailures = Object.entries(steady.counts).filter(([k]) => k !== 'ok').reduce((n, [, v]) => n + v, 0);
     const heap = trend(samples, 'heapUsed', fromMin);
     const handles = trend(samples, 'handles', fromMin);
-    const windowMin = samples.at(-1).tMin - fromMin;
-    const retainedPerHour = (retained.bytes / Math.max(windowMin, 1e-9)) * 60;
+    const retainedPerHour = (retained.bytes / retainedMin) * 60;
     return {
       name: `soak-${provider}`,
       provider,
@@ -179,7 +187,7 @@ export async function runSoak(options) {
       samples: samples.map((s) => ({ tMin: Number(s.tMin.toFixed(3)), rss: s.rss, heapUsed: s.heapUsed, handles: s.handles, resources: s.resources, connections: s.connections })),
       trendFromMin: fromMin,
       trends: { rss: trend(samples, 'rss', fromMin), heapUsed: heap, handles },
-      retained: { ...retained, perHour: retainedPerHour, windowMin },
+      retained: { ...retained, perHour: retainedPerHour, fromMin: minutes, minutes: retainedMin },
       verdict: { judged: minutes >= MIN_MINUTES_TO_JUDGE, noGrowth: retainedPerHour < RETAINED_PER_HOUR_LIMIT && handles.slopePerMin * 60 < 10 },
       heapSnapshots: heapSnapshotDir ? snapshots : [],
       afterClose: { handles: after.handles, connections: after.connections, heapUsed: after.heapUsed, rss: after.rss },
@@ -210,7 +218,7 @@ export function formatSoak(r) {
     line('RSS', rss, mb, mbPerMin),
     line('heap after GC', heapUsed, mb, mbPerMin),
     line('active handles', handles, (n) => String(n), perMin),
-    `    retained        application objects (heap snapshots at minute ${r.trendFromMin.toFixed(2)} and at the end): ${signed(r.retained.bytes / 1024, 1, 'KB')}, ${signed(r.retained.count, 0, 'objects')} → ${signed(r.retained.perHour / 2 ** 20, 3, 'MB/h')}${r.retained.top.length ? `; grew most: ${r.retained.top.map((t) => `${t.name} ${signed(t.bytes / 1024, 1, 'KB')}`).join(', ')}` : ''}`,
+    `    retained        application objects between heap snapshots at minutes ${r.retained.fromMin.toFixed(1)} and ${(r.retained.fromMin + r.retained.minutes).toFixed(1)} (same load): ${signed(r.retained.bytes / 1024, 1, 'KB')}, ${signed(r.retained.count, 0, 'objects')} → ${signed(r.retained.perHour / 2 ** 20, 3, 'MB/h')}${r.retained.top.length ? `; grew most: ${r.retained.top.map((t) => `${t.name} ${signed(t.bytes / 1024, 1, 'KB')}`).join(', ')}` : ''}`,
     `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (limits: application objects < 1 MB/h, handles < 10/h)`,
     ...(r.heapSnapshots.length ? [`    heap snapshots  ${r.heapSnapshots.join(', ')}`] : []),
     `    after close     ${r.afterClose.handles} handles, connections ${JSON.stringify(r.afterClose.connections)}; server log ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors`,
