@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { JwtTokenIssuer } from '@portcullis/core';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountControllers } from '../src/index.js';
@@ -76,6 +77,18 @@ describe('bad input is a precise 4xx, never a 500', () => {
     answers.push(answer);
     expect(answer.status).toBe(500);
     expect(answer.json).toEqual({ error: 'internal', message: 'internal error' });
+  });
+
+  it('a shielded handler that throws or rejects after its shield passed → the same 500, and the server keeps serving', async () => {
+    const jwt = h.container.resolve(JwtTokenIssuer).issueLoginPair('player-1').accessToken;
+    for (const path of ['/api/throws-shielded', '/api/rejects-shielded']) {
+      const answer = await h.get(path, jwt);
+      answers.push(answer);
+      expect(answer.status).toBe(500);
+      expect(answer.json).toEqual({ error: 'internal', message: 'internal error' });
+      expect((await h.get(path)).status).toBe(401);
+    }
+    expect((await h.get('/api/me', jwt)).status).toBe(200);
   });
 
   it('no answer above held a stack trace, a file path or the password', () => {

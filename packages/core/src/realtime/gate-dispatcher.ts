@@ -102,7 +102,8 @@ export class GateDispatcher {
       memo: conn.memo,
       principal: undefined,
     };
-    const verdict = route.plan.shield === undefined ? OPEN : await this.enforcer.enforce(route.plan, ctx);
+    const decided = route.plan.shield === undefined ? OPEN : this.enforcer.decide(route.plan, ctx);
+    const verdict = decided instanceof Promise ? await decided : decided;
     if (!verdict.ok) return errorReply(id, verdict.code, verdict.message);
     ctx.principal = verdict.principal;
     try {

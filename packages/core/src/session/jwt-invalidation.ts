@@ -58,6 +58,18 @@ export class JwtInvalidation {
     return used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims) || (await this.predates(epoch, claims));
   }
 
+  /**
+   * {@link isInvalidated} answered at once when the store keeps its data in this
+   * process (memory) and has its epoch; undefined when only `isInvalidated` can tell.
+   */
+  isInvalidatedNow(claims: JwtClaims): boolean | undefined {
+    const values = this.cache.peekMany?.(this.refs(claims, true));
+    if (values === undefined) return undefined;
+    const [epoch, used, cutoff, family] = values;
+    if (typeof epoch !== 'number') return undefined;
+    return used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims) || claims.iat < epoch;
+  }
+
   /** Like {@link isInvalidated} without the `jti` marker: the family or principal was revoked, or the store lost its data since. */
   async isLineageRevoked(claims: JwtClaims): Promise<boolean> {
     const [epoch, cutoff, family] = await this.cache.getMany(this.refs(claims, false));

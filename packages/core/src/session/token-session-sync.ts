@@ -172,6 +172,20 @@ export class TokenSessionSync {
   }
 
   /**
+   * {@link isJwtInvalidated} answered without waiting, when the store can (the
+   * in-memory provider); undefined when the store must be asked.
+   *
+   * @example
+   * ```ts
+   * const now = sessions.isJwtInvalidatedNow(claims);
+   * const invalidated = now ?? (await sessions.isJwtInvalidated(claims));
+   * ```
+   */
+  isJwtInvalidatedNow(claims: JwtClaims): boolean | undefined {
+    return this.jwts.isInvalidatedNow(claims);
+  }
+
+  /**
    * Revokes a credential: a session access or refresh token revokes its pair; a JWT
    * (access or refresh) is invalidated with its whole login family, including sessions
    * upgraded from it. False when there was nothing (valid) to revoke.

@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import { createShieldFixture, UNREACHABLE_REDIS, type ShieldFixture } from '../../test/support/shield-fixture.js';
 import type { AuthContext } from '../contracts/auth-context.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
 import { JwtAuth } from './jwt-auth.js';
 
 let fx: ShieldFixture;
@@ -69,9 +68,22 @@ describe('JwtAuth', () => {
     expect(await auth.authenticate(ctx(jwt, memo))).toMatchObject({ ok: false, code: 'unauthorized', message: 'token refused: expired' });
   });
 
-  it('answers unavailable when the invalidation store is down', async () => {
-    vi.spyOn(fx.sessions, 'isJwtInvalidated').mockRejectedValue(new PortcullisError('unavailable', 'store down'));
-    expect(await auth.authenticate(ctx(fx.jwt('player-1')))).toMatchObject({ ok: false, code: 'unavailable' });
+  it('answers unavailable, and no principal, when the invalidation store is down', async () => {
+    const down = await createShieldFixture(UNREACHABLE_REDIS, { waitForStore: false });
+    try {
+      const result = down.container.resolve(JwtAuth).authenticate(ctx(down.jwt('player-1')));
+      expect(result).toBeInstanceOf(Promise);
+      expect(await result).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('answers at once, without a promise, when the in-memory store can tell', async () => {
+    const jwt = fx.jwt('player-1');
+    expect(auth.authenticate(ctx(jwt))).toMatchObject({ ok: true, principal: { id: 'player-1' } });
+    await fx.sessions.upgrade(jwt);
+    expect(auth.authenticate(ctx(jwt))).toMatchObject({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
   });
 
   it('answers the claims with verify(), for the connection registry', async () => {

@@ -42,7 +42,8 @@ const refusals = new Map<string, Refusal>();
  * `access`) and that no upgrade, logout or family revocation invalidated. A session
  * token is refused. On a connection (`ctx.memo`) the signature check of the same
  * token is done once until its `exp`; expiry and invalidation are checked on every
- * request.
+ * request. With the in-memory store the whole check is synchronous, so the adapter
+ * can run the handler in the same tick.
  *
  * @example
  * ```ts
@@ -57,9 +58,18 @@ export class JwtAuth implements ShieldAuth {
     private readonly sessions: TokenSessionSync,
   ) {}
 
-  async authenticate(ctx: AuthContext): Promise<ShieldResult> {
-    const verified = await this.verify(ctx.credential, ctx.memo);
-    return verified.ok ? verified.result : verified;
+  /**
+   * Answers at once (no promise) when the store can tell without I/O (the in-memory
+   * provider); otherwise a promise.
+   */
+  authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult> {
+    const verified = this.verifySignature(ctx.credential, ctx.memo);
+    if (!verified.ok) return verified;
+    const invalidated = this.sessions.isJwtInvalidatedNow(verified.claims);
+    if (invalidated === undefined) return this.checkInvalidation(verified, ctx.memo).then((checked) => (checked.ok ? checked.result : checked));
+    if (!invalidated) return verified.result;
+    ctx.memo?.delete(MEMO_KEY);
+    return REVOKED;
   }
 
   /**
@@ -69,17 +79,22 @@ export class JwtAuth implements ShieldAuth {
    * @throws only for an unexpected store error other than `unavailable`.
    */
   async verify(credential: string | undefined, memo?: Map<unknown, unknown>): Promise<VerifiedJwt | Refusal> {
+    const verified = this.verifySignature(credential, memo);
+    return verified.ok ? this.checkInvalidation(verified, memo) : verified;
+  }
+
+  /** The signature and claims, from the memo while the same credential has not expired. */
+  private verifySignature(credential: string | undefined, memo: Map<unknown, unknown> | undefined): VerifiedJwt | Refusal {
     if (credential === undefined || credential.length === 0) return MISSING;
-    let verified = memo?.get(MEMO_KEY) as VerifiedJwt | undefined;
-    if (verified === undefined || verified.credential !== credential || Date.now() >= verified.validUntilMs) {
-      const checked = this.check(credential);
-      if (!checked.ok) {
-        memo?.delete(MEMO_KEY);
-        return checked;
-      }
-      verified = checked;
-      memo?.set(MEMO_KEY, verified);
-    }
+    const kept = memo?.get(MEMO_KEY) as VerifiedJwt | undefined;
+    if (kept !== undefined && kept.credential === credential && Date.now() < kept.validUntilMs) return kept;
+    const checked = this.check(credential);
+    if (checked.ok) memo?.set(MEMO_KEY, checked);
+    else memo?.delete(MEMO_KEY);
+    return checked;
+  }
+
+  private async checkInvalidation(verified: VerifiedJwt, memo: Map<unknown, unknown> | undefined): Promise<VerifiedJwt | Refusal> {
     try {
       if (await this.sessions.isJwtInvalidated(verified.claims)) {
         memo?.delete(MEMO_KEY);

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import { createShieldFixture, UNREACHABLE_REDIS, type ShieldFixture } from '../../test/support/shield-fixture.js';
 import type { AuthContext } from '../contracts/auth-context.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
 import { SessionAuth } from './session-auth.js';
 
 let fx: ShieldFixture;
@@ -58,9 +58,20 @@ describe('SessionAuth', () => {
   });
 
   it('answers unavailable when the session store is down', async () => {
+    const down = await createShieldFixture(UNREACHABLE_REDIS, { waitForStore: false });
+    try {
+      const result = await down.container.resolve(SessionAuth).authenticate(ctx(`${randomUUID()};session`));
+      expect(result).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('answers at once, without a promise, while the near cache holds the session', async () => {
     const token = await fx.session('player-7');
-    vi.spyOn(fx.sessions, 'peek').mockReturnValue(undefined);
-    vi.spyOn(fx.sessions, 'validate').mockRejectedValue(new PortcullisError('unavailable', 'store down'));
-    expect(await auth.authenticate(ctx(token))).toMatchObject({ ok: false, code: 'unavailable' });
+    expect(await auth.authenticate(ctx(token))).toMatchObject({ ok: true, principal: { id: 'player-7' } });
+    expect(auth.authenticate(ctx(token))).toMatchObject({ ok: true, principal: { id: 'player-7' } });
+    await fx.sessions.revoke(token);
+    expect(await auth.authenticate(ctx(token))).toMatchObject({ ok: false, code: 'unauthorized' });
   });
 });

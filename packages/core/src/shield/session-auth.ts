@@ -43,28 +43,33 @@ const UNAVAILABLE: Refusal = Object.freeze({ ok: false, code: 'unavailable', mes
 export class SessionAuth implements ShieldAuth {
   constructor(private readonly sessions: TokenSessionSync) {}
 
-  async authenticate(ctx: AuthContext): Promise<ShieldResult> {
+  /** Answers at once (no promise) when the near cache holds the session; otherwise a promise. */
+  authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult> {
     const { credential, memo } = ctx;
     if (credential === undefined || credential.length === 0) return MISSING;
     const kept = memo?.get(MEMO_KEY) as SessionMemo | undefined;
     const sameCredential = kept !== undefined && kept.credential === credential;
     if (!sameCredential && !isSessionToken(credential)) return NOT_A_SESSION;
-    let principal = this.sessions.peek(credential);
-    if (principal === undefined) {
-      try {
-        principal = await this.sessions.validate(credential);
-      } catch (error) {
+    const principal = this.sessions.peek(credential);
+    if (principal !== undefined) return answer(credential, principal, memo, sameCredential ? kept : undefined);
+    return this.sessions.validate(credential).then(
+      (validated) => answer(credential, validated, memo, sameCredential ? kept : undefined),
+      (error: unknown) => {
         if (error instanceof PortcullisError && error.code === 'unavailable') return UNAVAILABLE;
         throw error;
-      }
-    }
-    if (principal === undefined) {
-      memo?.delete(MEMO_KEY);
-      return INVALID;
-    }
-    if (sameCredential && kept.result.principal === principal) return kept.result;
-    const result = Object.freeze({ ok: true, principal } as const);
-    memo?.set(MEMO_KEY, { credential, result });
-    return result;
+      },
+    );
   }
+}
+
+/** The result for a looked-up principal, reusing the connection's kept answer when it is the same. */
+function answer(credential: string, principal: Principal | undefined, memo: Map<unknown, unknown> | undefined, kept: SessionMemo | undefined): ShieldResult {
+  if (principal === undefined) {
+    memo?.delete(MEMO_KEY);
+    return INVALID;
+  }
+  if (kept !== undefined && kept.result.principal === principal) return kept.result;
+  const result = Object.freeze({ ok: true, principal } as const);
+  memo?.set(MEMO_KEY, { credential, result });
+  return result;
 }

@@ -24,7 +24,7 @@ export class SessionOrJwtAuth implements ShieldAuth {
     private readonly jwtAuth: JwtAuth,
   ) {}
 
-  authenticate(ctx: AuthContext): Promise<ShieldResult> {
+  authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult> {
     return credentialKind(ctx.credential) === 'session' ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
   }
 }

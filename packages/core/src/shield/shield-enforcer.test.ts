@@ -1,7 +1,8 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createShieldFixture, UNREACHABLE_REDIS, type ShieldFixture } from '../../test/support/shield-fixture.js';
 import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { Authorize } from './authorize.decorator.js';
@@ -37,6 +38,22 @@ class ExplodingAuth implements ShieldAuth {
   }
 }
 
+class RejectingAuth implements ShieldAuth {
+  async authenticate(): Promise<ShieldResult> {
+    throw new Error('connect ECONNREFUSED redis://:hunter2@10.0.0.9:6379');
+  }
+}
+
+/** A shield that answers later, as one backed by a database would. */
+class LaterAuth implements ShieldAuth {
+  async authenticate(ctx: AuthContext): Promise<ShieldResult> {
+    await new Promise((resolve) => setImmediate(resolve));
+    return ctx.credential === 'later-key'
+      ? { ok: true, principal: { id: 'later-1', name: undefined, roles: [], claims: {}, via: 'custom' } }
+      : { ok: false, code: 'unauthorized' };
+  }
+}
+
 class SloppyAuth implements ShieldAuth {
   authenticate(): ShieldResult {
     return { ok: true } as never;
@@ -61,6 +78,8 @@ class Api {
   @Shield(ApiKeyAuth) @Authorize({ roles: ['admin'] }) adminBots(): void {}
   @Shield(ExplodingAuth) exploding(): void {}
   @Shield(SloppyAuth) sloppy(): void {}
+  @Shield(RejectingAuth) rejecting(): void {}
+  @Shield(LaterAuth) later(): void {}
   @Shield(NeedsUnregisteredToken) broken(): void {}
 }
 
@@ -81,7 +100,6 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
   await fx.close();
 });
 
@@ -135,15 +153,34 @@ describe('ShieldEnforcer', () => {
     expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
 
+  it('decide() answers at once for a shield that answered at once, else a promise; both fail closed', async () => {
+    expect(enforcer.decide(plan('bots'), ctx('bot-key'))).toMatchObject({ ok: true, principal: { id: 'bot-1' } });
+    expect(enforcer.decide(plan('jwt'), ctx(fx.jwt('p1')))).toMatchObject({ ok: true, principal: { id: 'p1' } });
+    expect(enforcer.decide(plan('exploding'), ctx('x'))).toMatchObject({ ok: false, code: 'unavailable' });
+    const later = enforcer.decide(plan('later'), ctx('later-key'));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toMatchObject({ ok: true, principal: { id: 'later-1' } });
+    expect(await enforcer.decide(plan('later'), ctx('nope'))).toMatchObject({ ok: false, code: 'unauthorized' });
+    const rejecting = enforcer.decide(plan('rejecting'), ctx('x'));
+    expect(rejecting).toBeInstanceOf(Promise);
+    expect(await rejecting).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+    expect(fx.logs.some((line) => line.fields?.shield === 'RejectingAuth')).toBe(true);
+    expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
+  });
+
   it('fails closed when a shield answers something that is not a ShieldResult', async () => {
     expect(await enforcer.enforce(plan('sloppy'), ctx('x'))).toMatchObject({ ok: false, code: 'unavailable' });
   });
 
   it('answers unavailable when the session store is down', async () => {
-    const session = await fx.session('p2');
-    vi.spyOn(fx.sessions, 'peek').mockReturnValue(undefined);
-    vi.spyOn(fx.sessions, 'validate').mockRejectedValue(Object.assign(new Error('down'), { code: 'ECONNREFUSED' }));
-    expect(await enforcer.enforce(plan('session'), ctx(session))).toMatchObject({ ok: false, code: 'unavailable' });
+    const down = await createShieldFixture(UNREACHABLE_REDIS, { waitForStore: false });
+    try {
+      const downEnforcer = down.container.resolve(ShieldEnforcer);
+      expect(await downEnforcer.enforce(plan('session'), ctx(`${randomUUID()};session`))).toMatchObject({ ok: false, code: 'unavailable' });
+      expect(await downEnforcer.enforce(plan('jwt'), ctx(down.jwt('p1')))).toMatchObject({ ok: false, code: 'unavailable' });
+    } finally {
+      await down.close();
+    }
   });
 
   it('reports a shield that cannot be resolved at prepare time', () => {

@@ -82,6 +82,11 @@ export interface CacheStore {
   get<T>(ns: CacheNamespace, key: string): Promise<T | undefined>;
   /** Reads several entries of any namespaces in one round trip. */
   getMany(refs: readonly CacheRef[]): Promise<unknown[]>;
+  /**
+   * {@link getMany} answered at once, without I/O. Only a store that keeps its data in
+   * this process has it (memory); callers fall back to `getMany` when it is absent.
+   */
+  peekMany?(refs: readonly CacheRef[]): unknown[];
   set(ns: CacheNamespace, key: string, value: unknown, ttlMs: number): Promise<void>;
   delete(ns: CacheNamespace, key: string): Promise<boolean>;
   /** Stores the value only if the key is absent; true for the one caller that stored it. */

@@ -58,6 +58,10 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async getMany(refs: readonly CacheRef[]): Promise<unknown[]> {
+    return this.peekMany(refs);
+  }
+
+  peekMany(refs: readonly CacheRef[]): unknown[] {
     return refs.map(([ns, key]) => this.entry(ns, key)?.value);
   }
 

@@ -38,8 +38,14 @@ export interface ShieldFixture {
   close(): Promise<void>;
 }
 
-/** Builds the stack; call `close()` in `afterEach`. */
-export async function createShieldFixture(env: Record<string, string> = {}): Promise<ShieldFixture> {
+/** A Redis URL where nothing listens: a store outage, for real. */
+export const UNREACHABLE_REDIS = { SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: 'redis://127.0.0.1:1' };
+
+/**
+ * Builds the stack; call `close()` in `afterEach`. With `waitForStore: false` it
+ * does not wait for the store, so a fixture on {@link UNREACHABLE_REDIS} can be built.
+ */
+export async function createShieldFixture(env: Record<string, string> = {}, { waitForStore = true } = {}): Promise<ShieldFixture> {
   const config = loadConfig({
     env: { SVC__SECURITY__MODE: 'jwt', SVC__SECURITY__KEY: randomBytes(32).toString('base64'), ...env },
     tree: {},
@@ -57,7 +63,7 @@ export async function createShieldFixture(env: Record<string, string> = {}): Pro
   container.register(SIGNING_KEY, { useValue: resolveSigningKey(config, loggers.create('test')) });
   container.register(PORTCULLIS_CONTAINER, { useValue: container });
   const stores = registerSessionServices(container);
-  await stores.ready();
+  if (waitForStore) await stores.ready();
   const sessions = container.resolve(TokenSessionSync);
   const issuer = container.resolve(JwtTokenIssuer);
   const jwt = (subject: string, claims?: Record<string, unknown>) => issuer.issueLoginPair(subject, claims).accessToken;

@@ -4,7 +4,7 @@
  */
 import {
   LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, ShieldEnforcer, consoleLoggerFactory,
-  type AuthContext, type Logger, type LoggerFactory, type ShieldPlan,
+  type AuthContext, type EnforceResult, type Logger, type LoggerFactory, type ShieldPlan,
 } from '@portcullis/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
@@ -108,18 +108,23 @@ export class HttpRuntime {
     this.enforcer.prepare(plan);
     return (req, res, next, proceed) => {
       const auth = this.authOf(req);
-      this.enforcer.enforce(plan, auth.context).then((verdict) => {
-        if (verdict.ok) {
-          auth.principal = verdict.principal;
-          try {
-            proceed(req, res, next);
-          } catch (error) {
-            next(error);
-          }
+      const settle = (verdict: EnforceResult): void => {
+        if (!verdict.ok) {
+          respondRefusal({ req, res, auth: auth.context, code: verdict.code, message: verdict.message }, this.refusals).catch(next);
           return;
         }
-        respondRefusal({ req, res, auth: auth.context, code: verdict.code, message: verdict.message }, this.refusals).catch(next);
-      }, next);
+        auth.principal = verdict.principal;
+        try {
+          proceed(req, res, next);
+        } catch (error) {
+          next(error);
+        }
+      };
+      // A shield that could answer at once (a JWT with the in-memory store) lets the
+      // handler run in this tick: no promise hop on the hot path.
+      const verdict = this.enforcer.decide(plan, auth.context);
+      if (verdict instanceof Promise) verdict.then(settle, next);
+      else settle(verdict);
     };
   }
 }

@@ -130,6 +130,18 @@ export class ApiController {
     throw new Error('secret internal detail /etc/passwd');
   }
 
+  @JwtShield
+  @Get('/throws-shielded')
+  throwsShielded() {
+    throw new Error('secret internal detail /etc/passwd');
+  }
+
+  @JwtShield
+  @Get('/rejects-shielded')
+  async rejectsShielded() {
+    throw new Error('secret internal detail /etc/passwd');
+  }
+
   @Put('/put')
   put() {
     return { method: 'put' };
