@@ -27,6 +27,7 @@ import {
 } from '@portcullis/core';
 import { Controller, Get, JwtAuthController, createPortcullisApp, principalId } from '@portcullis/express';
 import { median } from './lib/measure.js';
+import { findRedisServer, startRedis } from './lib/redis.js';
 
 export const title = 'HTTP: @JwtShield route vs bare express 5, passport-jwt and jsonwebtoken (autocannon, 50 connections)';
 
@@ -63,6 +64,15 @@ class MeController {
 }
 Controller('/')(MeController);
 for (const decorate of [Get('/me'), JwtShield()]) decorate(MeController.prototype, 'me', Object.getOwnPropertyDescriptor(MeController.prototype, 'me'));
+
+/** The same route on a portcullis app with no shield: what the shield itself costs. */
+class OpenMeController {
+  me() {
+    return { id: 'player-42' };
+  }
+}
+Controller('/')(OpenMeController);
+Get('/me')(OpenMeController.prototype, 'me', Object.getOwnPropertyDescriptor(OpenMeController.prototype, 'me'));
 
 class BenchAuthController extends JwtAuthController {}
 
@@ -113,6 +123,10 @@ function fastJwtApp(cfg) {
 async function serve() {
   const cfg = config();
   const container = await portcullisContainer(cfg);
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  const redisContainer = redisUrl
+    ? await portcullisContainer(config({ SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl }))
+    : undefined;
   const token = container.resolve(JwtTokenIssuer).issueLoginPair('player-42', { name: 'alice' }).accessToken;
   const keyObject = container.resolve(SIGNING_KEY).keyObject;
   const bare = express();
@@ -122,6 +136,8 @@ async function serve() {
     bare,
     portcullis: createPortcullisApp(container, { controllers: [MeController] }),
     portcullisNoMemo: createPortcullisApp(container, { controllers: [MeController], connectionMemo: false }),
+    portcullisOpen: createPortcullisApp(container, { controllers: [OpenMeController] }),
+    ...(redisContainer ? { portcullisRedis: createPortcullisApp(redisContainer, { controllers: [MeController] }) } : {}),
     passportString: passportApp(KEY_TEXT, cfg),
     passportKeyObject: passportApp(keyObject, cfg),
     jsonwebtoken: jsonwebtokenApp(keyObject, cfg),
@@ -187,10 +203,12 @@ async function loginTimes(base, times) {
   return { unknown: median(unknown), wrong: median(wrong) };
 }
 
-const CASES = [
+const ALL_CASES = [
   ['bare express 5, unshielded', 'bare'],
+  ['portcullis app, same route unshielded', 'portcullisOpen'],
   ['portcullis @JwtShield', 'portcullis'],
   ['portcullis @JwtShield, connectionMemo: false', 'portcullisNoMemo'],
+  ['portcullis @JwtShield, Redis store', 'portcullisRedis'],
   ['passport-jwt, string secret', 'passportString'],
   ['passport-jwt, KeyObject', 'passportKeyObject'],
   ['jsonwebtoken middleware, KeyObject', 'jsonwebtoken'],
@@ -198,13 +216,19 @@ const CASES = [
 ];
 
 export async function run({ rounds = 5 } = {}) {
-  const child = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const redisBinary = findRedisServer();
+  const redis = redisBinary ? await startRedis(redisBinary) : undefined;
+  const child = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...(redis ? { BENCH_REDIS_URL: redis.url } : {}) },
+  });
   const [{ ports, token }] = await once(child, 'message');
+  const CASES = ALL_CASES.filter(([, name]) => ports[name] !== undefined);
   try {
     const url = (name) => `http://127.0.0.1:${ports[name]}/me`;
     for (const [, name] of CASES) {
       await expectStatus(url(name), token, 200);
-      if (name !== 'bare') await expectStatus(url(name), undefined, 401);
+      if (name !== 'bare' && name !== 'portcullisOpen') await expectStatus(url(name), undefined, 401);
     }
     const samples = Object.fromEntries(CASES.map(([, name]) => [name, { rps: [], p50: [], cpu: [], failures: 0 }]));
     for (const [, name] of CASES) await load(url(name), token, 1);
@@ -254,12 +278,17 @@ export async function run({ rounds = 5 } = {}) {
         'Every case answers GET /me with {id}; every shielded case verifies HS256, issuer and audience, and refuses a request without a token (checked before measuring).',
         'portcullis @JwtShield keeps the verified JWT per keep-alive connection (AuthContext memo): a repeated identical token skips the signature check until its exp; expiry and invalidation (upgrade, logout, family revocation) are checked on every request. connectionMemo: false verifies the signature on every request.',
         `Login timing: unknown account ${login.unknown.toFixed(1)} ms vs wrong password ${login.wrong.toFixed(1)} ms, ${spread.toFixed(1)}% apart (target: within 10%).`,
+        'portcullis apps disable express\'s X-Powered-By header (bare express sends it); "portcullis app, same route unshielded" is the baseline without that difference, so portcullis @JwtShield ÷ it is what the shield alone costs.',
+        redis
+          ? 'portcullis @JwtShield, Redis store: the invalidation markers are read from a local redis-server (one MGET per request), as on a fleet.'
+          : 'redis-server not found: the Redis row is missing from this run.',
         ...failed,
       ],
     };
   } finally {
     child.send('stop');
     await once(child, 'exit');
+    await redis?.stop();
   }
 }
 
