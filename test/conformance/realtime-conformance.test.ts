@@ -151,6 +151,16 @@ describe.each(drivers)('%s transport conformance', (_name, makeDriver) => {
     expect(await bystander.request('/game', 'move', { x: 5, y: 5 })).toMatchObject({ ok: true, data: { by: 'judy' } });
   });
 
+  it('ends a connection authenticated with a JWT once that JWT is upgraded, and accepts the session instead', async () => {
+    const jwt = stack.jwt('olivia');
+    const client = await connect(jwt);
+    expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'olivia' });
+    const session = await stack.sessions.upgrade(jwt);
+    await expectRevoked(driver, client, 'whoami');
+    const upgraded = await connect(session.accessToken);
+    expect(await upgraded.request('/game', 'move', { x: 2, y: 2 })).toMatchObject({ ok: true, data: { by: 'olivia' } });
+  });
+
   it('ends every connection of a principal on revokeAllFor', async () => {
     const first = await connect(await stack.session('mallory'));
     const second = await connect(await stack.session('mallory'));
@@ -200,6 +210,14 @@ describe.skipIf(!redisUrl)('fleet on one Redis', () => {
       client = await driver.connect(jwt);
       expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'trent' });
       await serverB.sessions.revoke(jwt);
+      await expectRevoked(driver, client, 'whoami');
+    });
+
+    it('ends a JWT connection when that JWT is upgraded on another server', async () => {
+      const jwt = serverA.jwt('ursula');
+      client = await driver.connect(jwt);
+      expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'ursula' });
+      await serverB.sessions.upgrade(jwt);
       await expectRevoked(driver, client, 'whoami');
     });
   });

@@ -93,7 +93,8 @@ export class TokenSessionSync {
 
   /**
    * Exchanges a valid JWT access token for a session pair. Of any number of concurrent
-   * upgrades of one JWT exactly one succeeds; the JWT is invalid from then on.
+   * upgrades of one JWT exactly one succeeds; the JWT is invalid from then on, and live
+   * sockets that authenticated with it are closed (on every server sharing the store).
    *
    * @throws TokenError for an invalid JWT (reason `revoked` when already upgraded or logged out).
    * @throws PortcullisError `unavailable` when the store cannot be reached.
@@ -102,12 +103,19 @@ export class TokenSessionSync {
     const claims = this.verify(jwt, 'access');
     if (await this.jwts.isLineageRevoked(claims)) throw new TokenError('revoked');
     if (!(await this.jwts.claimUse(claims))) throw new TokenError('revoked', 'token refused: already upgraded or revoked');
+    let session: UpgradeResult;
     try {
-      return await this.pairs.create(principalFromClaims(claims, this.security, 'session'), claims.fam);
+      session = await this.pairs.create(principalFromClaims(claims, this.security, 'session'), claims.fam);
     } catch (error) {
       await this.jwts.releaseUse(claims).catch(() => undefined);
       throw error;
     }
+    // Sockets that authenticated with the JWT close, as on logout: their credential is dead.
+    // The upgrade stands if the event cannot be sent; their next message is refused anyway.
+    await this.publish({ sessionTokens: [], jtis: [claims.jti] }).catch(() => {
+      this.logger.warn('upgrade: could not announce the used JWT; its sockets close at their next message', { sub: claims.sub });
+    });
+    return session;
   }
 
   /**
@@ -263,7 +271,8 @@ export class TokenSessionSync {
   }
 
   private onEvent(event: RevocationEvent): void {
-    this.generation++;
+    // A JWT-only event (upgrade, JWT logout) revokes no session: reads in flight may still be cached.
+    if (event === GAP_EVENT || event.sessionTokens.length > 0 || event.principalId !== undefined) this.generation++;
     if (event === GAP_EVENT) this.near.clear();
     for (const token of event.sessionTokens) this.near.drop(token);
     if (event.principalId !== undefined) this.near.dropPrincipal(event.principalId);
