@@ -21,7 +21,10 @@ class FakeSocket extends EventEmitter {
   send(_text: string, onFlushed?: () => void): void {
     if (onFlushed) this.flushCallbacks.push(onFlushed);
   }
-  terminate(): void {}
+  terminated = false;
+  terminate(): void {
+    this.terminated = true;
+  }
   close(): void {}
 }
 
@@ -32,7 +35,7 @@ function deferredReplies() {
     dispatch: () => Promise.reject(new Error('not used')),
     authenticateConnection: () => Promise.reject(new Error('not used')),
   };
-  return { dispatcher, answer: (i: number, size: number) => pending[i]!({ id: i, ok: true, data: 'x'.repeat(size) }) };
+  return { dispatcher, answer: (i: number, size: number, char = 'x') => pending[i]!({ id: i, ok: true, data: char.repeat(size) }) };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -59,5 +62,24 @@ describe('WebSocketConnection backpressure', () => {
     ws.bufferedAmount = 0;
     for (const flushed of ws.flushCallbacks.splice(0)) flushed();
     expect(ws.isPaused).toBe(false);
+  });
+
+  it('counts the send buffer in bytes, not characters: 400 euro signs are 1,200 bytes', async () => {
+    const connect = () => {
+      const ws = new FakeSocket();
+      const replies = deferredReplies();
+      const options = resolveWebSocketOptions({ dispatcher: replies.dispatcher as never, maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
+      new WebSocketConnection(ws as unknown as WebSocket, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
+      ws.emit('message', Buffer.from('{}'), false);
+      return { ws, ...replies };
+    };
+    const ascii = connect();
+    ascii.answer(0, 400);
+    await tick();
+    expect(ascii.ws.terminated).toBe(false);
+    const euros = connect();
+    euros.answer(0, 400, '€');
+    await tick();
+    expect(euros.ws.terminated).toBe(true);
   });
 });

@@ -113,14 +113,18 @@ export class WebSocketConnection {
     const { ws } = this;
     if (ws.readyState !== WebSocket.OPEN) return;
     const buffered = ws.bufferedAmount;
-    if (buffered + text.length > this.options.maxBufferedBytes) {
-      this.log.warn('dropping a WebSocket client that does not read its replies', { clientId: this.peer.clientId, bufferedBytes: buffered });
-      ws.terminate();
-      return;
-    }
-    if (buffered + text.length > this.pauseAbove && !this.writeBlocked) {
-      this.writeBlocked = true;
-      this.updateReading();
+    // A UTF-16 unit is at most 3 UTF-8 bytes: count the bytes exactly only near the marks.
+    if (buffered + 3 * text.length > this.pauseAbove) {
+      const after = buffered + Buffer.byteLength(text);
+      if (after > this.options.maxBufferedBytes) {
+        this.log.warn('dropping a WebSocket client that does not read its replies', { clientId: this.peer.clientId, bufferedBytes: buffered });
+        ws.terminate();
+        return;
+      }
+      if (after > this.pauseAbove && !this.writeBlocked) {
+        this.writeBlocked = true;
+        this.updateReading();
+      }
     }
     // While blocked, every send reports its flush: the last one's may be the only one to
     // find the buffer drained, and reading must not stay paused after it.

@@ -25,6 +25,7 @@ interface NearEntry {
  */
 export class SessionNearCache {
   private readonly entries = new Map<string, NearEntry>();
+  private nextSweep = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -33,6 +34,11 @@ export class SessionNearCache {
 
   get enabled(): boolean {
     return this.ttlMs > 0;
+  }
+
+  /** How many entries are held, expired ones not yet swept included. */
+  get size(): number {
+    return this.entries.size;
   }
 
   get(token: string): Principal | undefined {
@@ -45,11 +51,12 @@ export class SessionNearCache {
 
   put(token: string, principal: Principal, expiresAtMs: number): void {
     if (this.ttlMs <= 0) return;
-    if (this.entries.size >= this.maxEntries) this.evict();
+    const now = Date.now();
+    if (now >= this.nextSweep || this.entries.size >= this.maxEntries) this.sweep(now);
     // Lifetimes are spread over the last fifth of the TTL so sessions validated together (a
     // reconnect wave) do not all expire, and go back to the store, in the same instant.
     const ttlMs = this.ttlMs * (1 - JITTER * Math.random());
-    this.entries.set(token, { principal, until: Math.min(Date.now() + ttlMs, expiresAtMs) });
+    this.entries.set(token, { principal, until: Math.min(now + ttlMs, expiresAtMs) });
   }
 
   drop(token: string): void {
@@ -66,8 +73,12 @@ export class SessionNearCache {
     this.entries.clear();
   }
 
-  private evict(): void {
-    const now = Date.now();
+  /**
+   * Drops expired entries, at most once per TTL (from `put`), so entries nobody reads
+   * again do not stay until the cap; clears everything if the cap is still reached.
+   */
+  private sweep(now: number): void {
+    this.nextSweep = now + this.ttlMs;
     for (const [token, entry] of this.entries) {
       if (now >= entry.until) this.entries.delete(token);
     }

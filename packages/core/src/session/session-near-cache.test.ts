@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Principal } from '../contracts/principal.js';
+import { SessionNearCache } from './session-near-cache.js';
+
+const principal = (id: string): Principal => ({ id, name: undefined, roles: [], claims: {}, via: 'session' });
+const FAR = Date.parse('2031-01-01T00:00:00Z');
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('SessionNearCache', () => {
+  it('keeps an entry at most its TTL and never past the token expiry', () => {
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), toFake: ['Date'] });
+    const near = new SessionNearCache(5000);
+    near.put('a', principal('a'), FAR);
+    near.put('b', principal('b'), Date.now() + 1000);
+    expect(near.get('a')?.id).toBe('a');
+    vi.setSystemTime(Date.now() + 1000);
+    expect(near.get('b')).toBeUndefined();
+    vi.setSystemTime(Date.now() + 4000);
+    expect(near.get('a')).toBeUndefined();
+  });
+
+  it('sweeps entries nobody reads again once they expire, instead of holding them until the cap', () => {
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), toFake: ['Date'] });
+    const near = new SessionNearCache(1000);
+    for (let i = 0; i < 50; i++) near.put(`old-${i}`, principal('p'), FAR);
+    expect(near.size).toBe(50);
+    vi.setSystemTime(Date.now() + 1500);
+    near.put('fresh', principal('q'), FAR);
+    expect(near.size).toBe(1);
+    expect(near.get('fresh')?.id).toBe('q');
+  });
+
+  it('stays within its cap under a flood of live entries', () => {
+    const near = new SessionNearCache(60_000, 100);
+    for (let i = 0; i < 1000; i++) near.put(`t-${i}`, principal('p'), FAR);
+    expect(near.size).toBeLessThanOrEqual(100);
+  });
+});
