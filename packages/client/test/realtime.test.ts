@@ -3,13 +3,12 @@ import {
   PortcullisClient, PortcullisClientError, tcpTransport, udpTransport, webSocketTransport,
   type ConnectOptions, type RealtimeConnection, type RealtimeTransport,
 } from '../src/node.js';
-import { newAccount, startGameServer, type RunningGameServer } from './support/game-server-harness.js';
+import { startGameServer, type RunningGameServer } from './support/game-server-harness.js';
+import { FAST_RECONNECT, reauthenticatingClient, signedUpClient } from './support/signed-up-clients.js';
 
 let server: RunningGameServer;
 beforeAll(async () => { server = await startGameServer(); });
 afterAll(async () => { await server?.stop(); });
-
-const FAST_RECONNECT = { initialDelayMs: 20, maxDelayMs: 200 };
 
 const transports: Array<[string, () => RealtimeTransport]> = [
   ['WebSocket', () => webSocketTransport()],
@@ -18,9 +17,9 @@ const transports: Array<[string, () => RealtimeTransport]> = [
   ['UDP', () => udpTransport({ port: server.udpPort, retryIntervalMs: 50 })],
 ];
 
+/** A signed-up client of the shared server, and the id of its principal. */
 async function signedUp(): Promise<{ client: PortcullisClient; id: string }> {
-  const client = new PortcullisClient({ baseUrl: server.baseUrl });
-  await client.signup(newAccount());
+  const { client } = await signedUpClient(server);
   const me = (await (await client.authorizedFetch('/api/me')).json()) as { id: string };
   return { client, id: me.id };
 }
@@ -97,14 +96,8 @@ describe.each(transports)('real-time over %s, against the example server', (_nam
   });
 
   it('after a restart (in-memory store: sessions, accounts and revocations are gone, the JWTs predate the new store epoch) reconnects through reauthenticate once, and requests work again', async () => {
-    const account = newAccount();
-    let reauthentications = 0;
-    const client = new PortcullisClient({
-      baseUrl: server.baseUrl,
-      // The account is gone with the in-memory store, so logging in again means signing up again.
-      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
-    });
-    await client.signup(account);
+    // The account is gone with the in-memory store, so logging in again means signing up again.
+    const { client, reauthentications } = await reauthenticatingClient(server);
     const conn = await connect(client);
     await expect(conn.request('/game', 'move', { x: 1, y: 1 })).resolves.toMatchObject({ x: 1, y: 1 });
     const lostRefreshToken = client.tokens.login?.refreshToken;
@@ -114,7 +107,7 @@ describe.each(transports)('real-time over %s, against the example server', (_nam
     if (conn.transport !== 'udp') expect(await reopened).toBe(true);
     const moved = await conn.request<{ by: string }>('/game', 'move', { x: 2, y: 2 });
     expect(moved).toMatchObject({ x: 2, y: 2 });
-    expect(reauthentications).toBe(1);
+    expect(reauthentications()).toBe(1);
     expect(client.tokens.login?.refreshToken).not.toBe(lostRefreshToken);
     // The restarted server knows the principal the connection now carries: the re-created account.
     const me = (await (await client.authorizedFetch('/api/me')).json()) as { id: string };
@@ -169,25 +162,18 @@ describe.each(transports.slice(0, 3))('server push over %s', (_name, transport) 
 
 describe('reconnect when every refresh token is refused', () => {
   it('calls reauthenticate (here: the key rotated and the in-memory accounts are gone, so it signs up again)', async () => {
-    const account = newAccount();
-    let reauthentications = 0;
-    const client = new PortcullisClient({
-      baseUrl: server.baseUrl,
-      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
-    });
-    await client.signup(account);
+    const { client, reauthentications } = await reauthenticatingClient(server);
     const conn = await client.connect({ reconnect: FAST_RECONNECT });
     const reopened = nextOpen(conn);
     await server.restart({ rotateKey: true });
     expect(await reopened).toBe(true);
     await expect(conn.request('/game', 'move', { x: 5, y: 5 })).resolves.toMatchObject({ x: 5, y: 5 });
-    expect(reauthentications).toBe(1);
+    expect(reauthentications()).toBe(1);
     conn.close();
   });
 
   it('without reauthenticate, closes with not_authenticated instead of retrying forever', async () => {
-    const client = new PortcullisClient({ baseUrl: server.baseUrl });
-    await client.signup(newAccount());
+    const { client } = await signedUpClient(server);
     const conn = await client.connect({ reconnect: FAST_RECONNECT });
     const closed = new Promise<{ error?: PortcullisClientError }>((resolve) => conn.on('close', resolve));
     await server.restart({ rotateKey: true });
@@ -208,33 +194,21 @@ describe('a login held across a restart of an in-memory server, not yet upgraded
   });
 
   it('with reauthenticate, connect() logs in again once, upgrades the new JWT and connects', async () => {
-    const account = newAccount();
-    let reauthentications = 0;
-    const client = new PortcullisClient({
-      baseUrl: server.baseUrl,
-      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
-    });
-    await client.signup(account);
+    const { client, reauthentications } = await reauthenticatingClient(server);
     await (await client.authorizedFetch('/api/me')).json();
     await server.restart();
     const conn = await client.connect({ reconnect: FAST_RECONNECT });
     await expect(conn.request('/game', 'move', { x: 6, y: 6 })).resolves.toMatchObject({ x: 6, y: 6 });
-    expect(reauthentications).toBe(1);
+    expect(reauthentications()).toBe(1);
     conn.close();
   });
 
   it('a reauthenticate hook that cannot log in ends in its own error, called once', async () => {
-    const account = newAccount();
-    let reauthentications = 0;
-    const client = new PortcullisClient({
-      baseUrl: server.baseUrl,
-      // The in-memory account is gone: logging in with it is refused.
-      reauthenticate: async (c) => { reauthentications++; await c.loginWithUsername(account.username, account.password); },
-    });
-    await client.signup(account);
+    // The in-memory account is gone: logging in with it is refused.
+    const { client, reauthentications } = await reauthenticatingClient(server, (c, account) => c.loginWithUsername(account.username, account.password));
     await server.restart();
     await expect(client.connect({ reconnect: FAST_RECONNECT })).rejects.toMatchObject({ code: 'invalid_credentials' });
-    expect(reauthentications).toBe(1);
+    expect(reauthentications()).toBe(1);
   });
 });
 
@@ -251,9 +225,7 @@ describe.skipIf(redisUrl === null)(redisUrl === null ? 'a restart on Redis — S
       const transport = name === 'TCP' ? tcpTransport({ port: onRedis.tcpPort })
         : name === 'UDP' ? udpTransport({ port: onRedis.udpPort, retryIntervalMs: 50 })
         : webSocketTransport();
-      let reauthentications = 0;
-      const client = new PortcullisClient({ baseUrl: onRedis.baseUrl, reauthenticate: async () => { reauthentications++; } });
-      await client.signup(newAccount());
+      const { client, reauthentications } = await reauthenticatingClient(onRedis, async () => {});
       const conn = await client.connect({ transport, reconnect: FAST_RECONNECT });
       await expect(conn.request('/game', 'ping')).resolves.toBe('pong');
       const session = client.tokens.session?.accessToken;
@@ -266,7 +238,7 @@ describe.skipIf(redisUrl === null)(redisUrl === null ? 'a restart on Redis — S
       expect(client.tokens.session?.accessToken).toBe(session);
       // The JWT refresh token from before the restart still works.
       await expect(client.refresh('login')).resolves.toMatchObject({ kind: 'login' });
-      expect(reauthentications).toBe(0);
+      expect(reauthentications()).toBe(0);
       conn.close();
     },
   );

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthApi, PortcullisClient, tcpTransport } from '../src/node.js';
-import { newAccount, startGameServer, type RunningGameServer } from './support/game-server-harness.js';
+import { AuthApi, tcpTransport } from '../src/node.js';
+import { startGameServer, type RunningGameServer } from './support/game-server-harness.js';
+import { FAST_RECONNECT, reauthenticatingClient, signedUpClient } from './support/signed-up-clients.js';
 
 let server: RunningGameServer;
 beforeAll(async () => { server = await startGameServer(); });
@@ -9,17 +10,16 @@ afterAll(async () => { await server?.stop(); });
 const refreshesReachingServer = () => server.hits.get('/auth/refresh') ?? 0;
 const MINUTE = 60_000;
 
-/** A client whose clock the test can move forward (the server's stays real). */
-function clientWithClock() {
+/** A signed-up client whose clock the test can move forward (the server's stays real). */
+async function signedUpWithClock() {
   let offsetMs = 0;
-  const client = new PortcullisClient({ baseUrl: server.baseUrl, now: () => Date.now() + offsetMs });
+  const { client } = await signedUpClient(server, { now: () => Date.now() + offsetMs });
   return { client, advance: (ms: number) => { offsetMs += ms; } };
 }
 
 describe('single-flight refresh, counted at the server', () => {
   it('20 concurrent refresh() calls send exactly one POST /auth/refresh and all get its answer', async () => {
-    const { client } = clientWithClock();
-    await client.signup(newAccount());
+    const { client } = await signedUpWithClock();
     await client.upgrade();
     const before = refreshesReachingServer();
     const results = await Promise.all(Array.from({ length: 20 }, () => client.refresh()));
@@ -32,8 +32,7 @@ describe('single-flight refresh, counted at the server', () => {
   });
 
   it('20 concurrent authorizedFetch calls with an expired JWT share one refresh', async () => {
-    const { client, advance } = clientWithClock();
-    await client.signup(newAccount());
+    const { client, advance } = await signedUpWithClock();
     advance(16 * MINUTE);
     const before = refreshesReachingServer();
     const answers = await Promise.all(Array.from({ length: 20 }, () => client.authorizedFetch('/api/me')));
@@ -42,8 +41,7 @@ describe('single-flight refresh, counted at the server', () => {
   });
 
   it('20 concurrent requests on a connection whose session expired renew it once and reconnect once', async () => {
-    const { client, advance } = clientWithClock();
-    await client.signup(newAccount());
+    const { client, advance } = await signedUpWithClock();
     const conn = await client.connect({ transport: tcpTransport({ port: server.tcpPort }) });
     const opens: boolean[] = [];
     conn.on('open', ({ reconnected }) => opens.push(reconnected));
@@ -59,42 +57,29 @@ describe('single-flight refresh, counted at the server', () => {
   });
 
   it('after a restart that voids the login (in-memory store), 20 concurrent requests share one refused refresh of each kind and one reauthenticate', async () => {
-    const account = newAccount();
-    let reauthentications = 0;
-    const client = new PortcullisClient({
-      baseUrl: server.baseUrl,
-      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
-    });
-    await client.signup(account);
-    const conn = await client.connect({ transport: tcpTransport({ port: server.tcpPort }), reconnect: { initialDelayMs: 20, maxDelayMs: 200 } });
+    const { client, reauthentications } = await reauthenticatingClient(server);
+    const conn = await client.connect({ transport: tcpTransport({ port: server.tcpPort }), reconnect: FAST_RECONNECT });
     const before = refreshesReachingServer();
     await server.restart();
     const moves = await Promise.all(Array.from({ length: 20 }, (_, i) => conn.request<{ x: number }>('/game', 'move', { x: i, y: 0 })));
     expect(moves.map((m) => m.x)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect(reauthentications).toBe(1);
+    expect(reauthentications()).toBe(1);
     expect(refreshesReachingServer() - before).toBe(2); // the session's and the JWT's, both refused
     conn.close();
   });
 
   it('20 concurrent authorizedFetch calls refused after such a restart share one refresh and one reauthenticate', async () => {
-    const account = newAccount();
-    let reauthentications = 0;
-    const client = new PortcullisClient({
-      baseUrl: server.baseUrl,
-      reauthenticate: async (c) => { reauthentications++; await c.signup(account); },
-    });
-    await client.signup(account);
+    const { client, reauthentications } = await reauthenticatingClient(server);
     await server.restart();
     const before = refreshesReachingServer();
     const answers = await Promise.all(Array.from({ length: 20 }, () => client.authorizedFetch('/api/me')));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
-    expect(reauthentications).toBe(1);
+    expect(reauthentications()).toBe(1);
     expect(refreshesReachingServer() - before).toBe(1);
   });
 
   it('why it matters: two uncoordinated refreshes with one JWT refresh token end the login', async () => {
-    const client = new PortcullisClient({ baseUrl: server.baseUrl });
-    const login = await client.signup(newAccount());
+    const { login } = await signedUpClient(server);
     const api = new AuthApi(server.baseUrl);
     const outcomes = await Promise.allSettled([api.refresh(login.refreshToken), api.refresh(login.refreshToken)]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createShieldFixture, UNREACHABLE_REDIS, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import { authContext, createShieldFixture, UNREACHABLE_REDIS, type ShieldFixture } from '../../test/support/shield-fixture.js';
 import type { AuthContext } from '../contracts/auth-context.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { JwtAuth } from './jwt-auth.js';
@@ -8,13 +8,8 @@ import { JwtAuth } from './jwt-auth.js';
 let fx: ShieldFixture;
 let auth: JwtAuth;
 
-const ctx = (credential: string | undefined, memo?: Map<unknown, unknown>): AuthContext => ({
-  transport: 'ws',
-  credential,
-  clientId: 'c1',
-  remoteAddress: '127.0.0.1',
-  memo,
-});
+/** Every request in this file arrives over WebSocket. */
+const ctx = (credential: string | undefined, memo?: Map<unknown, unknown>): AuthContext => authContext('ws', credential, memo);
 
 beforeEach(async () => {
   fx = await createShieldFixture();

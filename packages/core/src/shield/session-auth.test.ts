@@ -1,20 +1,15 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createShieldFixture, UNREACHABLE_REDIS, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import { authContext, createShieldFixture, UNREACHABLE_REDIS, type ShieldFixture } from '../../test/support/shield-fixture.js';
 import type { AuthContext } from '../contracts/auth-context.js';
 import { SessionAuth } from './session-auth.js';
 
 let fx: ShieldFixture;
 let auth: SessionAuth;
 
-const ctx = (credential: string | undefined, memo?: Map<unknown, unknown>): AuthContext => ({
-  transport: 'tcp',
-  credential,
-  clientId: 'c1',
-  remoteAddress: '127.0.0.1',
-  memo,
-});
+/** Every request in this file arrives over TCP. */
+const ctx = (credential: string | undefined, memo?: Map<unknown, unknown>): AuthContext => authContext('tcp', credential, memo);
 
 beforeEach(async () => {
   fx = await createShieldFixture();

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { PortcullisConfig } from '../../src/config/portcullis-config.js';
+import type { AuthContext, Transport } from '../../src/contracts/auth-context.js';
 import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from '../../src/di/tokens.js';
 import { JwtTokenIssuer } from '../../src/jwt/jwt-token-issuer.js';
 import { resolveSigningKey } from '../../src/key/key-guard.js';
@@ -81,4 +82,9 @@ export async function createShieldFixture(env: Record<string, string> = {}, { wa
       await stores.close();
     },
   };
+}
+
+/** The context of a request from client `c1` at 127.0.0.1 on `transport`, presenting `credential` (with the connection's `memo`, if any). */
+export function authContext(transport: Transport, credential: string | undefined, memo?: Map<unknown, unknown>): AuthContext {
+  return { transport, credential, clientId: 'c1', remoteAddress: '127.0.0.1', memo };
 }
