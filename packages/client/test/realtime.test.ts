@@ -12,7 +12,7 @@ afterAll(async () => { await server?.stop(); });
 
 const transports: Array<[string, () => RealtimeTransport]> = [
   ['WebSocket', () => webSocketTransport()],
-  ['WebSocket with the auth frame (as browsers do)', () => webSocketTransport({ auth: 'frame', WebSocket: (globalThis as { WebSocket?: never }).WebSocket ?? undefined })],
+  ['WebSocket with the auth frame (as browsers do)', () => webSocketTransport({ auth: 'frame', WebSocket: (globalThis as unknown as { WebSocket?: never }).WebSocket ?? undefined })],
   ['TCP', () => tcpTransport({ port: server.tcpPort })],
   ['UDP', () => udpTransport({ port: server.udpPort, retryIntervalMs: 50 })],
 ];
