@@ -53,7 +53,7 @@ export type RefreshResult =
 export interface RevocationEvent {
   /** Session access tokens that stopped working. */
   readonly sessionTokens: readonly string[];
-  /** `jti`s of JWTs that stopped working (logout with a JWT, family revocation). */
+  /** `jti`s of JWTs that stopped working (upgrade, logout with a JWT, family revocation): one event per upgrade. */
   readonly jtis: readonly string[];
   /** Set when every credential of a principal was revoked. */
   readonly principalId?: string;

@@ -54,8 +54,7 @@ export class JwtInvalidation {
 
   /** True when the `jti` was used, or its family or principal revoked, or it predates the store's data. One round trip. */
   async isInvalidated(claims: JwtClaims): Promise<boolean> {
-    const [epoch, used, cutoff, family] = await this.cache.getMany(this.refs(claims, true));
-    return used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims) || (await this.predates(epoch, claims));
+    return this.decide(await this.cache.getMany(this.refs(claims, true)), claims, true) ?? this.predatesNewEpoch(claims);
   }
 
   /**
@@ -64,24 +63,39 @@ export class JwtInvalidation {
    */
   isInvalidatedNow(claims: JwtClaims): boolean | undefined {
     const values = this.cache.peekMany?.(this.refs(claims, true));
-    if (values === undefined) return undefined;
-    const [epoch, used, cutoff, family] = values;
-    if (typeof epoch !== 'number') return undefined;
-    return used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims) || claims.iat < epoch;
+    return values === undefined ? undefined : this.decide(values, claims, true);
   }
 
   /** Like {@link isInvalidated} without the `jti` marker: the family or principal was revoked, or the store lost its data since. */
   async isLineageRevoked(claims: JwtClaims): Promise<boolean> {
-    const [epoch, cutoff, family] = await this.cache.getMany(this.refs(claims, false));
-    return family !== undefined || this.cutOffCovers(cutoff, claims) || (await this.predates(epoch, claims));
+    return this.decide(await this.cache.getMany(this.refs(claims, false)), claims, false) ?? this.predatesNewEpoch(claims);
   }
 
-  private async predates(epoch: unknown, claims: JwtClaims): Promise<boolean> {
-    // No epoch: the store is new or lost its data (revocations included); start one now.
-    const since = typeof epoch === 'number' ? epoch : await establishStoreEpoch(this.cache);
-    return claims.iat < since;
+  /** True when the login family was revoked (logout with a JWT, refresh-token reuse). */
+  async isFamilyRevoked(familyId: string): Promise<boolean> {
+    return (await this.cache.get('revoked-family', familyId)) !== undefined;
   }
 
+  /**
+   * The verdict on the values read for {@link refs} (same order); undefined when the
+   * store has no epoch, which only a write can settle.
+   */
+  private decide(values: readonly unknown[], claims: JwtClaims, withJti: boolean): boolean | undefined {
+    let i = 0;
+    const epoch = values[i++];
+    const used = withJti ? values[i++] : undefined;
+    const cutoff = values[i++];
+    const family = typeof claims.fam === 'string' ? values[i] : undefined;
+    if (used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims)) return true;
+    return typeof epoch === 'number' ? claims.iat < epoch : undefined;
+  }
+
+  /** No epoch: the store is new or lost its data (revocations included); start one now. */
+  private async predatesNewEpoch(claims: JwtClaims): Promise<boolean> {
+    return claims.iat < (await establishStoreEpoch(this.cache));
+  }
+
+  /** What to read, in this order: the store epoch, the `jti` marker if asked for, the principal cut-off, the family marker if the JWT has a family. */
   private refs(claims: JwtClaims, withJti: boolean): CacheRef[] {
     const refs: CacheRef[] = [STORE_EPOCH_REF];
     if (withJti) refs.push(['used-jwt', claims.jti]);

@@ -64,12 +64,12 @@ export class SessionPairStore {
   }
 
   /** Consumes a refresh token and replaces its pair; undefined when unknown, expired or already used. */
-  async rotate(refreshToken: string): Promise<{ session: UpgradeResult; replacedAccessToken: string } | undefined> {
+  async rotate(refreshToken: string): Promise<{ session: UpgradeResult; replacedAccessToken: string; fam: string | undefined } | undefined> {
     const refresh = sessionKey(refreshToken);
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return undefined;
     const session = await this.create(frozenPrincipal(record.principal), record.fam, { access: record.access, refresh });
-    return { session, replacedAccessToken: sessionTokenOf(record.access) };
+    return { session, replacedAccessToken: sessionTokenOf(record.access), fam: record.fam };
   }
 
   /** Deletes the pair of an access token; answers the revoked access tokens (none when unknown). */

@@ -103,18 +103,19 @@ export class TokenSessionSync {
     const claims = this.verify(jwt, 'access');
     if (await this.jwts.isLineageRevoked(claims)) throw new TokenError('revoked');
     if (!(await this.jwts.claimUse(claims))) throw new TokenError('revoked', 'token refused: already upgraded or revoked');
-    let session: UpgradeResult;
+    let session: UpgradeResult | undefined;
     try {
       session = await this.pairs.create(principalFromClaims(claims, this.security, 'session'), claims.fam);
+      // A logout or revokeAllFor that ran while the pair was written may have missed it.
+      if (await this.jwts.isLineageRevoked(claims)) throw new TokenError('revoked');
     } catch (error) {
-      await this.jwts.releaseUse(claims).catch(() => undefined);
+      if (session !== undefined) await this.pairs.revokeByAccess(session.accessToken).catch(() => undefined);
+      // A revoked lineage keeps the JWT spent; any other failure lets the client try again.
+      if (!(error instanceof TokenError)) await this.jwts.releaseUse(claims).catch(() => undefined);
       throw error;
     }
     // Sockets that authenticated with the JWT close, as on logout: their credential is dead.
-    // The upgrade stands if the event cannot be sent; their next message is refused anyway.
-    await this.publish({ sessionTokens: [], jtis: [claims.jti] }).catch(() => {
-      this.logger.warn('upgrade: could not announce the used JWT; its sockets close at their next message', { sub: claims.sub });
-    });
+    await this.publish({ sessionTokens: [], jtis: [claims.jti] });
     return session;
   }
 
@@ -156,6 +157,11 @@ export class TokenSessionSync {
       const rotated = await this.pairs.rotate(refreshToken);
       if (!rotated) throw new TokenError('revoked', 'token refused: unknown, expired or already used');
       await this.publish({ sessionTokens: [rotated.replacedAccessToken], jtis: [] });
+      // A family revocation that ran while the new pair was written may have missed it.
+      if (rotated.fam !== undefined && (await this.jwts.isFamilyRevoked(rotated.fam))) {
+        await this.revokePair(rotated.session.accessToken);
+        throw new TokenError('revoked');
+      }
       return { kind: 'session', session: rotated.session };
     }
     const claims = this.verify(refreshToken, 'refresh');

@@ -81,6 +81,25 @@ describe('JwtAuth', () => {
     expect(auth.authenticate(ctx(jwt))).toMatchObject({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
   });
 
+  it('refuses at once, on the synchronous path, every kind of invalidation', async () => {
+    const memo = new Map();
+    // revokeAllFor: every JWT of the principal issued up to now.
+    const everything = fx.jwt('player-2');
+    expect(auth.authenticate(ctx(everything, memo))).toMatchObject({ ok: true });
+    await fx.sessions.revokeAllFor('player-2');
+    expect(auth.authenticate(ctx(everything, memo))).toEqual({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
+    // Logout with the refresh token of the same login: the whole family.
+    const login = fx.issuer.issueLoginPair('player-3');
+    expect(auth.authenticate(ctx(login.accessToken))).toMatchObject({ ok: true });
+    await fx.sessions.revoke(login.refreshToken);
+    expect(auth.authenticate(ctx(login.accessToken))).toEqual({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
+    // Issued before this store's data began (an earlier process, whose logouts are lost).
+    vi.useFakeTimers({ now: Date.now() - 120_000, toFake: ['Date'] });
+    const older = fx.jwt('player-4');
+    vi.useRealTimers();
+    expect(auth.authenticate(ctx(older))).toEqual({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
+  });
+
   it('answers the claims with verify(), for the connection registry', async () => {
     const pair = fx.issuer.issueLoginPair('player-1');
     const verified = await auth.verify(pair.accessToken);

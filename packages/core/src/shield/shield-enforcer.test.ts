@@ -38,6 +38,21 @@ class ExplodingAuth implements ShieldAuth {
   }
 }
 
+/** A principal whose roles are not a list (a buggy custom shield). */
+const badRolesPrincipal = { ok: true, principal: { id: 'x', name: undefined, roles: 5, claims: {}, via: 'custom' } } as never;
+
+class BadRolesAuth implements ShieldAuth {
+  authenticate(): ShieldResult {
+    return badRolesPrincipal;
+  }
+}
+
+class BadRolesLaterAuth implements ShieldAuth {
+  async authenticate(): Promise<ShieldResult> {
+    return badRolesPrincipal;
+  }
+}
+
 class RejectingAuth implements ShieldAuth {
   async authenticate(): Promise<ShieldResult> {
     throw new Error('connect ECONNREFUSED redis://:hunter2@10.0.0.9:6379');
@@ -79,6 +94,8 @@ class Api {
   @Shield(ExplodingAuth) exploding(): void {}
   @Shield(SloppyAuth) sloppy(): void {}
   @Shield(RejectingAuth) rejecting(): void {}
+  @Shield(BadRolesAuth) @Authorize({ roles: ['admin'] }) badRoles(): void {}
+  @Shield(BadRolesLaterAuth) @Authorize({ roles: ['admin'] }) badRolesLater(): void {}
   @Shield(LaterAuth) later(): void {}
   @Shield(NeedsUnregisteredToken) broken(): void {}
 }
@@ -170,6 +187,8 @@ describe('ShieldEnforcer', () => {
 
   it('fails closed when a shield answers something that is not a ShieldResult', async () => {
     expect(await enforcer.enforce(plan('sloppy'), ctx('x'))).toMatchObject({ ok: false, code: 'unavailable' });
+    expect(enforcer.decide(plan('badRoles'), ctx('x'))).toMatchObject({ ok: false, code: 'unavailable' });
+    expect(await enforcer.decide(plan('badRolesLater'), ctx('x'))).toMatchObject({ ok: false, code: 'unavailable' });
   });
 
   it('answers unavailable when the session store is down', async () => {

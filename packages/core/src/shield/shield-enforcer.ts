@@ -102,19 +102,19 @@ export class ShieldEnforcer {
   decide(plan: ShieldPlan, ctx: AuthContext): EnforceResult | Promise<EnforceResult> {
     const shieldClass = plan.shield;
     if (shieldClass === undefined) return OPEN;
-    let answer: ShieldResult | PromiseLike<ShieldResult>;
     try {
-      answer = this.shieldFor(shieldClass).authenticate(ctx);
+      const answer = this.shieldFor(shieldClass).authenticate(ctx);
+      if (typeof (answer as PromiseLike<ShieldResult> | undefined)?.then !== 'function') return this.judge(plan, shieldClass, answer as ShieldResult);
+      return Promise.resolve(answer).then((result) => this.judge(plan, shieldClass, result)).catch((error: unknown) => this.failed(shieldClass, error));
     } catch (error) {
       return this.failed(shieldClass, error);
     }
-    if (typeof (answer as PromiseLike<ShieldResult> | undefined)?.then !== 'function') return this.judge(plan, shieldClass, answer as ShieldResult);
-    return Promise.resolve(answer).then((result) => this.judge(plan, shieldClass, result), (error: unknown) => this.failed(shieldClass, error));
   }
 
+  /** The verdict on a shield's answer; throws only for an answer too malformed to read (caller fails closed). */
   private judge(plan: ShieldPlan, shieldClass: ShieldClass, result: ShieldResult): EnforceResult {
     if (result?.ok === true) {
-      if (typeof result.principal?.id !== 'string') return this.malformed(shieldClass);
+      if (typeof result.principal?.id !== 'string' || !Array.isArray(result.principal.roles)) return this.malformed(shieldClass);
       return hasRoles(result.principal, plan.roleSets) ? result : REFUSALS.forbidden;
     }
     if (result?.ok !== false || !Object.hasOwn(REFUSALS, result.code)) return this.malformed(shieldClass);
@@ -150,7 +150,7 @@ function hasRoles(principal: Principal, roleSets: readonly (readonly string[])[]
   for (let i = 0; i < roleSets.length; i++) {
     const anyOf = roleSets[i]!;
     let held = false;
-    for (let j = 0; j < anyOf.length && !held; j++) held = principal.roles?.includes(anyOf[j]!) === true;
+    for (let j = 0; j < anyOf.length && !held; j++) held = principal.roles.includes(anyOf[j]!);
     if (!held) return false;
   }
   return true;
