@@ -3,6 +3,7 @@
  * TCP and UDP through a driver per transport; then the fleet cases on two servers
  * sharing one Redis (skipped, loudly, when no redis-server is installed outside CI).
  */
+import { JwtTokenIssuer } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createRealtimeStack, type RealtimeStack } from './support/realtime-stack.js';
 import { SECRET_DETAIL } from './support/test-portal.js';
@@ -161,6 +162,14 @@ describe.each(drivers)('%s transport conformance', (_name, makeDriver) => {
     expect(await upgraded.request('/game', 'move', { x: 2, y: 2 })).toMatchObject({ ok: true, data: { by: 'olivia' } });
   });
 
+  it('ends a connection holding any JWT of a login whose family is revoked (logout with its refresh token)', async () => {
+    const login = stack.container.resolve(JwtTokenIssuer).issueLoginPair('walter');
+    const client = await connect(login.accessToken);
+    expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'walter' });
+    await stack.sessions.revoke(login.refreshToken);
+    await expectRevoked(driver, client, 'whoami');
+  });
+
   it('ends every connection of a principal on revokeAllFor', async () => {
     const first = await connect(await stack.session('mallory'));
     const second = await connect(await stack.session('mallory'));
@@ -210,6 +219,14 @@ describe.skipIf(!redisUrl)('fleet on one Redis', () => {
       client = await driver.connect(jwt);
       expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'trent' });
       await serverB.sessions.revoke(jwt);
+      await expectRevoked(driver, client, 'whoami');
+    });
+
+    it('ends a JWT connection when its login family is revoked on another server', async () => {
+      const login = serverA.container.resolve(JwtTokenIssuer).issueLoginPair('victor');
+      client = await driver.connect(login.accessToken);
+      expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'victor' });
+      await serverB.sessions.revoke(login.refreshToken);
       await expectRevoked(driver, client, 'whoami');
     });
 

@@ -55,6 +55,8 @@ export interface RevocationEvent {
   readonly sessionTokens: readonly string[];
   /** `jti`s of JWTs that stopped working (upgrade, logout with a JWT, family revocation): one event per upgrade. */
   readonly jtis: readonly string[];
+  /** Login family ids revoked (logout with a JWT, refresh-token reuse): every JWT of those logins stopped working. */
+  readonly families?: readonly string[];
   /** Set when every credential of a principal was revoked. */
   readonly principalId?: string;
 }

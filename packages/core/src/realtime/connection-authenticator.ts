@@ -20,7 +20,7 @@ import { WIRE_ERROR_MESSAGES } from './wire-frames.js';
 export type ConnectionAuthResult =
   | { readonly ok: true; readonly kind: 'anonymous'; readonly principal: undefined }
   | { readonly ok: true; readonly kind: 'session'; readonly principal: Principal }
-  | { readonly ok: true; readonly kind: 'jwt'; readonly principal: Principal; readonly jti: string }
+  | { readonly ok: true; readonly kind: 'jwt'; readonly principal: Principal; readonly jti: string; readonly fam?: string }
   | { readonly ok: false; readonly code: 'unauthorized' | 'unavailable'; readonly message: string };
 
 const ANONYMOUS: ConnectionAuthResult = Object.freeze({ ok: true, kind: 'anonymous', principal: undefined });
@@ -64,7 +64,8 @@ export class ConnectionAuthenticator {
       if (kind === 'jwt') {
         const verified = await this.jwtAuth.verify(credential, conn.memo);
         if (!verified.ok) return refusal(verified.code, verified.message);
-        return { ok: true, kind, principal: verified.result.principal, jti: verified.claims.jti };
+        const { jti, fam } = verified.claims;
+        return typeof fam === 'string' ? { ok: true, kind, principal: verified.result.principal, jti, fam } : { ok: true, kind, principal: verified.result.principal, jti };
       }
       const result = await this.sessionAuth.authenticate({
         transport: conn.transport ?? 'ws',

@@ -83,6 +83,7 @@ interface Entry extends LiveConnection {
   credential: string | undefined;
   principalId: string | undefined;
   jti: string | undefined;
+  fam: string | undefined;
 }
 
 /**
@@ -106,6 +107,7 @@ export class ConnectionRegistry {
   private readonly byId = new Map<string, Entry>();
   private readonly byCredential = new Map<string, Set<Entry>>();
   private readonly byJti = new Map<string, Set<Entry>>();
+  private readonly byFamily = new Map<string, Set<Entry>>();
   private readonly byPrincipal = new Map<string, Set<Entry>>();
   private readonly unsubscribe: () => void;
   private readonly log: Logger;
@@ -137,6 +139,7 @@ export class ConnectionRegistry {
       credential: undefined,
       principalId: undefined,
       jti: undefined,
+      fam: undefined,
       memo: init.memo ?? new Map(),
       tokenInFrame: init.tokenInFrame,
       send: init.send,
@@ -157,8 +160,10 @@ export class ConnectionRegistry {
     entry.credential = token;
     entry.principalId = auth.principal.id;
     index(this.byPrincipal, auth.principal.id, entry);
-    if (auth.kind === 'jwt') index(this.byJti, (entry.jti = auth.jti), entry);
-    else index(this.byCredential, token, entry);
+    if (auth.kind === 'jwt') {
+      index(this.byJti, (entry.jti = auth.jti), entry);
+      if (auth.fam !== undefined) index(this.byFamily, (entry.fam = auth.fam), entry);
+    } else index(this.byCredential, token, entry);
     return true;
   }
 
@@ -202,6 +207,7 @@ export class ConnectionRegistry {
     const doomed = new Set<Entry>();
     for (const token of event.sessionTokens ?? []) for (const entry of this.byCredential.get(token) ?? []) doomed.add(entry);
     for (const jti of event.jtis ?? []) for (const entry of this.byJti.get(jti) ?? []) doomed.add(entry);
+    for (const fam of event.families ?? []) for (const entry of this.byFamily.get(fam) ?? []) doomed.add(entry);
     if (event.principalId !== undefined) for (const entry of this.byPrincipal.get(event.principalId) ?? []) doomed.add(entry);
     for (const entry of doomed) {
       this.remove(entry.clientId);
@@ -225,15 +231,16 @@ export class ConnectionRegistry {
 
   private unindex(entry: Entry): void {
     if (entry.principalId !== undefined) unindex(this.byPrincipal, entry.principalId, entry);
+    if (entry.fam !== undefined) unindex(this.byFamily, entry.fam, entry);
     if (entry.jti !== undefined) unindex(this.byJti, entry.jti, entry);
     else if (entry.credential !== undefined) unindex(this.byCredential, entry.credential, entry);
-    entry.credential = entry.principalId = entry.jti = undefined;
+    entry.credential = entry.principalId = entry.jti = entry.fam = undefined;
   }
 }
 
 /** An event naming nothing means events may have been missed: nothing kept may be trusted. */
 function isGap(event: RevocationEvent): boolean {
-  return (event.sessionTokens?.length ?? 0) === 0 && (event.jtis?.length ?? 0) === 0 && event.principalId === undefined;
+  return (event.sessionTokens?.length ?? 0) === 0 && (event.jtis?.length ?? 0) === 0 && (event.families?.length ?? 0) === 0 && event.principalId === undefined;
 }
 
 function index(map: Map<string, Set<Entry>>, key: string, entry: Entry): void {

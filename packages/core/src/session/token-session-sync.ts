@@ -269,7 +269,7 @@ export class TokenSessionSync {
     }
     await this.jwts.revokeFamily(claims.fam);
     const sessionTokens = await this.pairs.revokeIndexed('family-sessions', claims.fam);
-    await this.publish({ sessionTokens, jtis });
+    await this.publish({ sessionTokens, jtis, families: [claims.fam] });
   }
 
   private publish(event: RevocationEvent): Promise<void> {

@@ -26,12 +26,13 @@ function readMessage(text: string): BusMessage | undefined {
   } catch {
     return undefined;
   }
-  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionTokens?: unknown; jtis?: unknown; principalId?: unknown } };
+  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionTokens?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown } };
   if (typeof o !== 'string' || !e || !isStringArray(e.sessionTokens) || !isStringArray(e.jtis)) return undefined;
   if (e.principalId !== undefined && typeof e.principalId !== 'string') return undefined;
-  const event: RevocationEvent = e.principalId === undefined
-    ? { sessionTokens: e.sessionTokens, jtis: e.jtis }
-    : { sessionTokens: e.sessionTokens, jtis: e.jtis, principalId: e.principalId };
+  if (e.families !== undefined && !isStringArray(e.families)) return undefined;
+  const event: { -readonly [K in keyof RevocationEvent]: RevocationEvent[K] } = { sessionTokens: e.sessionTokens, jtis: e.jtis };
+  if (e.families !== undefined && e.families.length > 0) event.families = e.families;
+  if (e.principalId !== undefined) event.principalId = e.principalId;
   return { o, e: Object.freeze(event) };
 }
 
