@@ -41,13 +41,16 @@ export function connectionMemo(req: Request): Map<unknown, unknown> {
 /** Where the request's auth state is linked from its context (set by request-auth). */
 export const CONTEXT_OWNER = Symbol('portcullis:context-owner');
 
-/** An `AuthContext` whose costlier fields (client id, address, route) are read only when a shield asks. */
+/**
+ * The `AuthContext` of one HTTP request. Every field is an own data property, so a
+ * shield that copies the context (`{ ...ctx, credential }`) to hand a built-in
+ * shield keeps them all.
+ */
 class HttpAuthContext implements AuthContext {
   readonly transport = 'http' as const;
-  readonly #req: Request;
-  readonly #clientIdOf: (req: Request) => string;
-  #clientId: string | undefined;
-  #remoteAddress: string | undefined | null = null;
+  readonly clientId: string;
+  readonly remoteAddress: string | undefined;
+  readonly route: { readonly method: string; readonly path: string };
   [CONTEXT_OWNER]: unknown = undefined;
 
   constructor(
@@ -56,21 +59,9 @@ class HttpAuthContext implements AuthContext {
     req: Request,
     clientIdOf: (req: Request) => string,
   ) {
-    this.#req = req;
-    this.#clientIdOf = clientIdOf;
-  }
-
-  get clientId(): string {
-    return (this.#clientId ??= this.#clientIdOf(this.#req));
-  }
-
-  get remoteAddress(): string | undefined {
-    if (this.#remoteAddress === null) this.#remoteAddress = clientIp(this.#req);
-    return this.#remoteAddress;
-  }
-
-  get route(): { method: string; path: string } {
-    return { method: this.#req.method, path: this.#req.path };
+    this.clientId = clientIdOf(req);
+    this.remoteAddress = clientIp(req);
+    this.route = { method: req.method, path: req.path };
   }
 }
 
