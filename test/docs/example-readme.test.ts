@@ -32,7 +32,7 @@ describe("the example's README", () => {
         return !existsSync(built) || statSync(built).mtimeMs < statSync(`${example}src/${f}`).mtimeMs;
       });
     if (stale.length > 0) throw new Error(`examples/game-server is not built or out of date (${stale.join(', ')}); run \`npx tsc -b\` (npm test does)`);
-    server = startNode(['examples/game-server/dist/main.js'], { cwd: root, env: { PORT: '0', TCP_PORT: '0', UDP_PORT: '0', SVC__SECURITY__KEY: '' } });
+    server = startNode(['examples/game-server/dist/main.js'], { cwd: root, env: { PORT: '0', TCP_PORT: '0', UDP_PORT: '0', SVC__SECURITY__KEY: '', ADMIN_USERS: 'Root' } });
     const [, http, tcp, udp] = (await server.waitFor(/HTTP\s+(http:\/\/127\.0\.0\.1:\d+)[\s\S]*TCP\s+127\.0\.0\.1:(\d+)\s+UDP\s+127\.0\.0\.1:(\d+)/)) as unknown as string[];
     ports = { http: http!, tcp: tcp!, udp: udp! };
   });
@@ -57,5 +57,15 @@ describe("the example's README", () => {
     expect(result.code).toBe(0);
     expect(normaliseOutput(result.stdout)).toEqual(shownOutputContaining('session expires'));
     await server.waitFor(/player session opened \{"clientId":/);
+  });
+
+  it('grants GET /api/admin to the names in ADMIN_USERS, read from the environment (case-insensitive)', async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${ports.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const admin = (token: string) => fetch(`${ports.http}/api/admin`, { headers: { authorization: `Bearer ${token}` } });
+    const root = await (await post('/auth/signup', { email: 'root@example.com', username: 'root', password: 'correct horse battery' })).json();
+    const player = await (await post('/auth/signup', { email: 'plain@example.com', username: 'plain', password: 'correct horse battery' })).json();
+    expect((await admin(root.accessToken)).status).toBe(200);
+    expect((await admin(player.accessToken)).status).toBe(403);
   });
 });

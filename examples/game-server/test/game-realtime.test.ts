@@ -15,11 +15,13 @@ describe('example game server: /game on WebSocket, TCP and UDP', () => {
   let connect: Record<string, (token?: string) => Promise<RealtimeClient>>;
   let jwt: (sub: string) => string;
   let session: (sub: string) => Promise<string>;
+  let base: string;
 
   beforeAll(async () => {
     const config = loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: Buffer.alloc(32, 3).toString('base64') } } } });
     server = await createGameServer({ config, port: 0, loggers: silentLoggerFactory });
     const { http } = await server.listen();
+    base = http;
     realtime = await startRealtime(server.container, server.httpServer, { host: '127.0.0.1', tcpPort: 0, udpPort: 0 });
     const issuer = server.container.resolve(JwtTokenIssuer);
     const sessions = server.container.resolve(TokenSessionSync);
@@ -54,5 +56,18 @@ describe('example game server: /game on WebSocket, TCP and UDP', () => {
     expect(await withJwt.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'player-2' });
     expect(await withJwt.request('/game', 'move', { x: 1, y: 2 })).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
     await Promise.all([anonymous.close(), withSession.close(), withJwt.close()]);
+  });
+
+  it('POST /auth/logout over HTTP closes the live sockets of that session (4401 on WebSocket)', async () => {
+    const token = await session('player-3');
+    const ws = await connect.ws!(token);
+    const tcp = await connect.tcp!(token);
+    expect(await ws.request('/game', 'move', { x: 0, y: 0 })).toMatchObject({ ok: true });
+    expect(await tcp.request('/game', 'move', { x: 0, y: 0 })).toMatchObject({ ok: true });
+    const logout = await fetch(`${base}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(logout.status).toBe(204);
+    expect(await ws.closed).toEqual({ code: 4401 });
+    await tcp.closed;
+    expect(tcp.inbox.all).toContainEqual({ type: 'auth', ok: false, error: { code: 'unauthorized', message: expect.any(String) } });
   });
 });

@@ -122,6 +122,42 @@ describe('POST /auth/refresh', () => {
     expectError(await h.post('/auth/refresh', { refreshToken: first.json.refreshToken }), 401, 'invalid_token');
   });
 
+  it('reuse of a JWT refresh token also ends the login\'s original access token and a session upgraded from the login', async () => {
+    const login = await signupAndLogin(h, 'fiona');
+    const first = await h.post('/auth/refresh', { refreshToken: login.refreshToken });
+    expect(first.status).toBe(200);
+    const session = await h.request('POST', '/auth/upgrade', { token: first.json.accessToken, body: { token: first.json.accessToken } });
+    expect(session.status).toBe(200);
+    expect((await h.get('/api/me', login.accessToken)).status).toBe(200);
+    expect((await h.get('/api/session', session.json.accessToken)).status).toBe(200);
+    expectError(await h.post('/auth/refresh', { refreshToken: login.refreshToken }), 401, 'invalid_token');
+    expect((await h.get('/api/me', login.accessToken)).status).toBe(401);
+    expect((await h.get('/api/session', session.json.accessToken)).status).toBe(401);
+    expectError(await h.post('/auth/refresh', { refreshToken: session.json.refreshToken }), 401, 'invalid_token');
+  });
+
+  it('refuses a JWT refresh token and a session refresh token past their lifetime with 401 invalid_token', async () => {
+    const { refreshTokenDays, clockSkewSeconds, session: { refreshDays } } = h.config.security;
+    const pairs = async (name: string) => {
+      const login = await signupAndLogin(h, name);
+      const second = await h.post('/auth/login/unamepwd', { username: name, password: 'correct horse battery' });
+      const session = await h.request('POST', '/auth/upgrade', { token: second.json.accessToken, body: { token: second.json.accessToken } });
+      expect(session.status).toBe(200);
+      return { jwtRefresh: login.refreshToken, sessionRefresh: session.json.refreshToken as string };
+    };
+    const early = await pairs('ursula');
+    const late = await pairs('ulrich');
+    const start = Date.now();
+    // Just before the shorter lifetime ends both still refresh, so the refusal below is the expiry's doing.
+    vi.useFakeTimers({ toFake: ['Date'], now: start + Math.min(refreshTokenDays, refreshDays) * 86_400_000 - 3_600_000 });
+    expect((await h.post('/auth/refresh', { refreshToken: early.jwtRefresh })).status).toBe(200);
+    expect((await h.post('/auth/refresh', { refreshToken: early.sessionRefresh })).status).toBe(200);
+    vi.setSystemTime(start + Math.max(refreshTokenDays, refreshDays) * 86_400_000 + clockSkewSeconds * 1000 + 60_000);
+    expectError(await h.post('/auth/refresh', { refreshToken: late.jwtRefresh }), 401, 'invalid_token');
+    expectError(await h.post('/auth/refresh', { refreshToken: late.sessionRefresh }), 401, 'invalid_token');
+    vi.useRealTimers();
+  });
+
   it('trades a session refresh token for a new upgrade response, once', async () => {
     const login = await signupAndLogin(h, 'gina');
     const session = await h.request('POST', '/auth/upgrade', { token: login.accessToken, body: { token: login.accessToken } });
@@ -218,6 +254,24 @@ describe('POST /auth/logout', () => {
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe('Bearer');
     }
+  });
+});
+
+describe('a session token pair used the wrong way round', () => {
+  it('refuses the refresh token as a bearer and the access token as a refresh token, and leaves the pair working', async () => {
+    const login = await signupAndLogin(h, 'sam');
+    const session = await h.request('POST', '/auth/upgrade', { token: login.accessToken, body: { token: login.accessToken } });
+    expect(session.status).toBe(200);
+    const { accessToken, refreshToken } = session.json as { accessToken: string; refreshToken: string };
+    expect((await h.get('/api/session', refreshToken)).status).toBe(401);
+    const logout = await h.request('POST', '/auth/logout', { token: refreshToken });
+    expect(logout.status).toBe(401);
+    expect(logout.headers.get('www-authenticate')).toBe('Bearer');
+    expectError(await h.post('/auth/refresh', { refreshToken: accessToken }), 401, 'invalid_token');
+    expect(await h.get('/api/session', accessToken)).toMatchObject({ status: 200, json: { via: 'session' } });
+    const refreshed = await h.post('/auth/refresh', { refreshToken });
+    expect(refreshed.status).toBe(200);
+    expectUpgradeResponse(refreshed.json);
   });
 });
 

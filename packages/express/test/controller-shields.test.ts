@@ -1,14 +1,18 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signupAndLogin, startHarness, type Harness } from './support/http-harness.js';
-import { ApiController, ClassShieldedController, SubclassController, TestAuthController, admins } from './support/test-controllers.js';
+import {
+  ApiController, ClassShieldedController, SessionShieldedBaseController, SessionShieldedChildController, SubclassController, TestAuthController, admins,
+} from './support/test-controllers.js';
 
 let h: Harness;
 let player: string;
 let admin: string;
 let session: string;
 beforeAll(async () => {
-  h = await startHarness({ controllers: [TestAuthController, ApiController, ClassShieldedController, SubclassController] });
+  h = await startHarness({
+    controllers: [TestAuthController, ApiController, ClassShieldedController, SubclassController, SessionShieldedBaseController, SessionShieldedChildController],
+  });
   player = (await signupAndLogin(h, 'player1')).accessToken;
   admins.add('admin1');
   admin = (await signupAndLogin(h, 'admin1')).accessToken;
@@ -64,6 +68,17 @@ describe('shields on controllers', () => {
     expect((await h.get('/sub/overridden', admin)).json).toEqual({ route: 'sub' });
     expect((await h.get('/class/overridden', player)).json).toEqual({ route: 'base' });
     expect((await h.get('/sub/b', 'key-ada')).status).toBe(403);
+  });
+
+  it('a subclass with no shield or @Authorize of its own inherits the base\'s class @SessionShield', async () => {
+    expect((await h.get('/sbase/whoami', session)).json).toMatchObject({ route: 'whoami', via: 'session' });
+    for (const path of ['/schild/whoami', '/schild/own']) {
+      const answer = await h.get(path, session);
+      expect(answer.status).toBe(200);
+      expect(answer.json).toMatchObject({ id: expect.any(String), via: 'session' });
+      expect((await h.get(path, player)).status).toBe(401);
+      expect((await h.get(path)).status).toBe(401);
+    }
   });
 
   it('@Authorize with a role: 401 without a credential, 403 without the role, 200 with it', async () => {

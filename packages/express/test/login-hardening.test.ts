@@ -81,6 +81,22 @@ describe('captcha', () => {
   });
 });
 
+describe('captcha with a provider but no secret key', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ controllers, env: { SVC__SECURITY__CAPTCHA__PROVIDER: 'recaptcha', SVC__SECURITY__CAPTCHA__SECRET_KEY: '' } });
+  });
+  afterAll(() => h.close());
+
+  it('is off: signup and login without a captchaToken succeed', async () => {
+    expect(h.config.security.captcha.provider).toBe('recaptcha');
+    const signup = await h.post('/auth/signup', { email: 'nocaptcha@example.com', username: 'nocaptcha', password: 'correct horse battery' });
+    expect(signup.status).toBe(201);
+    expect((await h.get('/api/me', signup.json.accessToken)).json.name).toBe('nocaptcha');
+    expect((await h.post('/auth/login/unamepwd', { username: 'nocaptcha', password: 'correct horse battery' })).status).toBe(200);
+  });
+});
+
 describe.each([
   ['in memory', () => ({}) as Record<string, string>, true],
   ['on Redis', () => ({ SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl ?? '' }), redisUrl !== null],

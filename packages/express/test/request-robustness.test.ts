@@ -40,6 +40,27 @@ describe('bad input is a precise 4xx, never a 500', () => {
     expect(answer.json).toEqual({ error: 'invalid_request', message: expect.any(String) });
   });
 
+  it('the 16 KiB limit counts the raw body\'s bytes: 16,384 are parsed, 16,385 → 413 invalid_request', async () => {
+    /** A login body of exactly `bytes` bytes of UTF-8, padded with a field the route ignores, in `wide` (2-byte) characters if asked. */
+    const bodyOf = (bytes: number, wide = false) => {
+      const room = bytes - Buffer.byteLength(JSON.stringify({ username: 'boundary', password: 'wrong horse battery', pad: '' }));
+      const pad = wide ? 'é'.repeat(Math.floor(room / 2)) + 'x'.repeat(room % 2) : 'x'.repeat(room);
+      const raw = JSON.stringify({ username: 'boundary', password: 'wrong horse battery', pad });
+      expect(Buffer.byteLength(raw)).toBe(bytes);
+      return raw;
+    };
+    for (const wide of [false, true]) {
+      const atLimit = await send('/auth/login/unamepwd', bodyOf(16 * 1024, wide));
+      expect(atLimit.status).toBe(401);
+      expect(atLimit.json).toEqual({ error: 'invalid_credentials', message: expect.any(String) });
+      const overLimit = await send('/auth/login/unamepwd', bodyOf(16 * 1024 + 1, wide));
+      expect(overLimit.status).toBe(413);
+      expect(overLimit.json).toEqual({ error: 'invalid_request', message: expect.any(String) });
+    }
+    // 16,385 bytes are only about 8,200 characters when most of them take two bytes: the limit is not a character count.
+    expect(bodyOf(16 * 1024 + 1, true).length).toBeLessThan(8_300);
+  });
+
   it('a body without Content-Type: application/json → 400 invalid_request', async () => {
     const answer = await send('/auth/login/unamepwd', `username=ada&password=${PASSWORD}`, { 'content-type': 'application/x-www-form-urlencoded' });
     expect(answer.status).toBe(400);

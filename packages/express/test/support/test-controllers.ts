@@ -192,3 +192,22 @@ export class SubclassController extends ClassShieldedController {
     return { route: 'sub' };
   }
 }
+
+/** A session shield on the class, for every route of it and of its subclasses. */
+@SessionShield
+@Controller('/sbase')
+export class SessionShieldedBaseController {
+  @Get('/whoami')
+  whoami(req: Request) {
+    return { route: 'whoami', id: principalId(req), via: getPrincipal(req)?.via };
+  }
+}
+
+/** No shield and no @Authorize of its own: the base's class shield still guards its routes. */
+@Controller('/schild')
+export class SessionShieldedChildController extends SessionShieldedBaseController {
+  @Get('/own')
+  own(req: Request) {
+    return { route: 'own', id: principalId(req), via: getPrincipal(req)?.via };
+  }
+}
