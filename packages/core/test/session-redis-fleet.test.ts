@@ -2,6 +2,7 @@
  * Redis-only behaviour: several servers sharing one Redis, and Redis going away and
  * coming back. The outage test stops a redis-server of its own, so other files keep theirs.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { RevocationEvent } from '@portcullis/core';
 import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
@@ -11,12 +12,14 @@ const redisUrl = inject('redisUrl');
 const hasRedis = redisUrl !== null && findRedisServerBinary() !== undefined;
 const label = (name: string) => (hasRedis ? name : `${name} — SKIPPED, redis-server not found`);
 
+type Login = ReturnType<SessionHarness['issuer']['issueLoginPair']> & { readonly sub: string };
+
 describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
   let a: SessionHarness;
   let b: SessionHarness;
 
   beforeAll(async () => {
-    a = await createHarness({ provider: 'redis', redisUrl });
+    a = await createHarness({ provider: 'redis', redisUrl, security: { session: { 'jwt-near-cache-seconds': 5 } } });
     b = await a.twin();
   });
   afterAll(async () => a.close());
@@ -28,20 +31,17 @@ describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
     expect(await b.sessions.isJwtInvalidated(claimsOf(b, jwt))).toBe(true);
   });
 
-  it('drops a session revoked on one server from the near cache of another within 100 ms', async () => {
+  it('drops a session revoked on one server from the near cache of another, by its revocation event', async () => {
     const session = await a.sessions.upgrade(a.issuer.issueLoginPair('fleet-2').accessToken);
     expect(await b.sessions.validate(session.accessToken)).toMatchObject({ id: 'fleet-2' });
     expect(b.sessions.peek(session.accessToken)).toMatchObject({ id: 'fleet-2' });
     const seen: RevocationEvent[] = [];
     const off = b.sessions.onRevocation((event) => seen.push(event));
 
-    const started = performance.now();
     await a.sessions.revoke(session.accessToken);
-    await vi.waitFor(() => expect(b.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 100, interval: 1 });
-    const elapsed = performance.now() - started;
+    await vi.waitFor(() => expect(b.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 5000, interval: 1 });
     off();
 
-    expect(elapsed).toBeLessThan(100);
     expect(seen).toEqual([{ sessionTokens: [session.accessToken], jtis: [] }]);
     expect(await b.sessions.validate(session.accessToken)).toBeUndefined();
   });
@@ -51,7 +51,35 @@ describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
     await a.sessions.validate(session.accessToken);
     expect(a.sessions.peek(session.accessToken)).toBeDefined();
     expect(await b.sessions.revokeAllFor('fleet-3')).toBe(1);
-    await vi.waitFor(() => expect(a.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 100, interval: 1 });
+    await vi.waitFor(() => expect(a.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 5000, interval: 1 });
+  });
+
+  it('asks Redis on every JWT check by default (jwt-near-cache-seconds 0)', async () => {
+    const plain = await createHarness({ provider: 'redis', redisUrl });
+    try {
+      const claims = claimsOf(plain, plain.issuer.issueLoginPair('fleet-default').accessToken);
+      expect(await plain.sessions.isJwtInvalidated(claims)).toBe(false);
+      expect(plain.sessions.isJwtInvalidatedNow(claims)).toBeUndefined();
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it.each([
+    ['upgraded', (login: Login) => a.sessions.upgrade(login.accessToken)],
+    ['logged out with itself', (login: Login) => a.sessions.revoke(login.accessToken)],
+    ['logged out with its refresh token (its family)', (login: Login) => a.sessions.revoke(login.refreshToken)],
+    ['revoked with everything of its principal', (login: Login) => a.sessions.revokeAllFor(login.sub)],
+  ])('near-caches a JWT found valid, and drops it once another server has it %s', async (_name, revoke) => {
+    const sub = `fleet-jwt-${randomUUID()}`;
+    const login = { ...a.issuer.issueLoginPair(sub), sub };
+    const claims = claimsOf(b, login.accessToken);
+    expect(b.sessions.isJwtInvalidatedNow(claims)).toBeUndefined();
+    expect(await b.sessions.isJwtInvalidated(claims)).toBe(false);
+    expect(b.sessions.isJwtInvalidatedNow(claims)).toBe(false);
+    await revoke(login);
+    await vi.waitFor(() => expect(b.sessions.isJwtInvalidatedNow(claims)).toBeUndefined(), { timeout: 5000, interval: 1 });
+    expect(await b.sessions.isJwtInvalidated(claims)).toBe(true);
   });
 });
 

@@ -41,7 +41,7 @@ describe('loadConfig: defaults', () => {
         password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024 },
         lockout: { store: 'memory', maxFailures: 5, windowMinutes: 15, lockMinutes: 15 },
         captcha: { provider: undefined, siteKey: '', secretKey: expect.any(Secret), verifyUrl: '' },
-        session: { accessMinutes: 60, refreshDays: 7, nearCacheSeconds: 5 },
+        session: { accessMinutes: 60, refreshDays: 7, nearCacheSeconds: 5, jwtNearCacheSeconds: 0 },
       },
       persistence: { cache: { provider: 'inmemory', url: 'redis://127.0.0.1:6379' } },
       errors: { format: undefined },

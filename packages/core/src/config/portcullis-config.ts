@@ -58,6 +58,8 @@ export interface SecurityConfig {
     readonly refreshDays: number;
     /** Bounded staleness of the per-process session cache; 0 disables it. */
     readonly nearCacheSeconds: number;
+    /** With Redis: how long a "not invalidated" JWT verdict is trusted per process; 0 (default) asks Redis on every check. */
+    readonly jwtNearCacheSeconds: number;
   };
 }
 

@@ -19,6 +19,7 @@ import type { RevocationBus } from '../store/revocation-bus.js';
 import { SessionStores } from '../store/session-stores.js';
 import { CoalescedLookups } from './coalesced-lookups.js';
 import { JwtInvalidation } from './jwt-invalidation.js';
+import { JwtNearCache } from './jwt-near-cache.js';
 import { SessionNearCache } from './session-near-cache.js';
 import { SessionPairStore } from './session-pair-store.js';
 import type { AccessRecord } from './session-record.js';
@@ -48,12 +49,16 @@ export class TokenSessionSync {
   private readonly pairs: SessionPairStore;
   private readonly jwts: JwtInvalidation;
   private readonly near: SessionNearCache;
+  /** JWT verdicts, for stores without synchronous reads (Redis); unused in memory. */
+  private readonly jwtNear: JwtNearCache;
   private readonly lookups = new CoalescedLookups<AccessRecord | undefined>();
   private readonly bus: RevocationBus;
   private readonly logger: Logger;
   private readonly listeners = new Set<(event: RevocationEvent) => void>();
   private readonly detach: Array<() => void>;
   private generation = 0;
+  /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
+  private jwtGeneration = 0;
 
   constructor(
     @inject(PORTCULLIS_CONFIG) config: PortcullisConfig,
@@ -72,6 +77,7 @@ export class TokenSessionSync {
     const longestJwtMs = Math.max(refreshTokenDays * 86_400_000, accessTokenMinutes * 60_000);
     this.jwts = new JwtInvalidation(stores.cache, clockSkewSeconds * 1000, longestJwtMs + clockSkewSeconds * 1000);
     this.near = new SessionNearCache(session.nearCacheSeconds * 1000);
+    this.jwtNear = new JwtNearCache(stores.cache.peekMany ? 0 : session.jwtNearCacheSeconds * 1000);
     this.bus = stores.cache.revocations;
     this.logger = loggers.create('portcullis:sessions');
     this.detach = [this.bus.subscribe((event) => this.onEvent(event)), this.bus.onGap(() => this.onEvent(GAP_EVENT))];
@@ -181,13 +187,19 @@ export class TokenSessionSync {
    *
    * @throws PortcullisError `unavailable` when the store cannot be reached.
    */
-  isJwtInvalidated(claims: JwtClaims): Promise<boolean> {
-    return this.jwts.isInvalidated(claims);
+  async isJwtInvalidated(claims: JwtClaims): Promise<boolean> {
+    if (this.jwtNear.has(claims.jti)) return false;
+    const generation = this.jwtGeneration;
+    const invalidated = await this.jwts.isInvalidated(claims);
+    // Kept only when no revocation arrived during the read and fleet events are flowing.
+    if (!invalidated && generation === this.jwtGeneration && this.bus.live) this.jwtNear.put(claims);
+    return invalidated;
   }
 
   /**
    * {@link isJwtInvalidated} answered without waiting, when the store can (the
-   * in-memory provider); undefined when the store must be asked.
+   * in-memory provider) or the near cache holds a recent "not invalidated" for this
+   * JWT (Redis); undefined when the store must be asked.
    *
    * @example
    * ```ts
@@ -196,7 +208,7 @@ export class TokenSessionSync {
    * ```
    */
   isJwtInvalidatedNow(claims: JwtClaims): boolean | undefined {
-    return this.jwts.isInvalidatedNow(claims);
+    return this.jwts.isInvalidatedNow(claims) ?? (this.jwtNear.has(claims.jti) ? false : undefined);
   }
 
   /**
@@ -279,9 +291,18 @@ export class TokenSessionSync {
   private onEvent(event: RevocationEvent): void {
     // A JWT-only event (upgrade, JWT logout) revokes no session: reads in flight may still be cached.
     if (event === GAP_EVENT || event.sessionTokens.length > 0 || event.principalId !== undefined) this.generation++;
-    if (event === GAP_EVENT) this.near.clear();
+    this.jwtGeneration++;
+    if (event === GAP_EVENT) {
+      this.near.clear();
+      this.jwtNear.clear();
+    }
     for (const token of event.sessionTokens) this.near.drop(token);
-    if (event.principalId !== undefined) this.near.dropPrincipal(event.principalId);
+    for (const jti of event.jtis) this.jwtNear.drop(jti);
+    for (const fam of event.families ?? []) this.jwtNear.dropFamily(fam);
+    if (event.principalId !== undefined) {
+      this.near.dropPrincipal(event.principalId);
+      this.jwtNear.dropPrincipal(event.principalId);
+    }
     for (const listener of [...this.listeners]) {
       try {
         listener(event);
