@@ -35,7 +35,7 @@ const SERVE_FLAG = '--serve-http-bench';
 /** ASCII key text: its UTF-8 bytes are the HMAC key, so string-secret verifiers check the same tokens. */
 const KEY_TEXT = 'portcullis-http-bench-key-0123456789-abcdefghijkl';
 const CONNECTIONS = 50;
-const ROUND_SECONDS = 5;
+const ROUND_SECONDS = 3;
 
 function config(env = {}) {
   return loadConfig({
@@ -232,30 +232,39 @@ export async function run({ rounds = 5 } = {}) {
       await expectStatus(url(name), token, 200);
       if (name !== 'bare' && name !== 'portcullisOpen') await expectStatus(url(name), undefined, 401);
     }
-    const samples = Object.fromEntries(CASES.map(([, name]) => [name, { rps: [], p50: [], cpu: [], failures: 0 }]));
+    const samples = Object.fromEntries(CASES.map(([, name]) => [name, { rps: [], p50: [], cpu: [], rpsRatio: [], cpuRatio: [], failures: 0 }]));
+    const measure = async (name) => {
+      const cpuBefore = await serverCpu(child);
+      const result = await load(url(name), token, ROUND_SECONDS);
+      const cpuAfter = await serverCpu(child);
+      const sample = { rps: result.requests.average, cpu: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total) };
+      samples[name].rps.push(sample.rps);
+      samples[name].p50.push(result.latency.p50);
+      samples[name].cpu.push(sample.cpu);
+      samples[name].failures += result.non2xx + result.errors + result.timeouts;
+      return sample;
+    };
     for (const [, name] of CASES) await load(url(name), token, 1);
-    const roundCount = Math.max(1, Math.min(rounds, 3));
+    const roundCount = Math.max(1, Math.min(rounds, 5));
+    const others = CASES.filter(([, name]) => name !== 'bare');
     for (let r = 0; r < roundCount; r++) {
-      // Rotate the order each round so no case always runs first (or right after another).
-      const order = CASES.map((_, i) => CASES[(i + r) % CASES.length]);
-      for (const [, name] of order) {
-        const cpuBefore = await serverCpu(child);
-        const result = await load(url(name), token, ROUND_SECONDS);
-        const cpuAfter = await serverCpu(child);
-        samples[name].rps.push(result.requests.average);
-        samples[name].p50.push(result.latency.p50);
-        samples[name].cpu.push((cpuAfter - cpuBefore) / Math.max(1, result.requests.total));
-        samples[name].failures += result.non2xx + result.errors + result.timeouts;
+      // Each case runs right after a bare-express run and is compared with it, so the bursts of
+      // a shared machine hit both sides of a ratio alike. The order rotates every round.
+      for (let i = 0; i < others.length; i++) {
+        const [, name] = others[(i + r) % others.length];
+        const bare = await measure('bare');
+        const sample = await measure(name);
+        samples[name].rpsRatio.push(sample.rps / bare.rps);
+        samples[name].cpuRatio.push(bare.cpu / sample.cpu);
       }
     }
-    const bare = median(samples.bare.rps);
-    const bareCpu = median(samples.bare.cpu);
+    const ratio = (name, key) => (name === 'bare' ? 1 : Number(median(samples[name][key]).toFixed(2)));
     const rows = CASES.map(([label, name]) => ({
       case: label,
       'req/s': Math.round(median(samples[name].rps)),
-      'ratio to bare express': Number((median(samples[name].rps) / bare).toFixed(2)),
+      'ratio to bare express': ratio(name, 'rpsRatio'),
       'server CPU µs/req': Math.round(median(samples[name].cpu)),
-      'CPU-bound ratio to bare express': Number((bareCpu / median(samples[name].cpu)).toFixed(2)),
+      'CPU-bound ratio to bare express': ratio(name, 'cpuRatio'),
       'median latency ms': median(samples[name].p50),
     }));
     const failed = CASES.filter(([, name]) => samples[name].failures > 0).map(([label, name]) => `${label}: ${samples[name].failures} failed requests`);
@@ -275,7 +284,7 @@ export async function run({ rounds = 5 } = {}) {
       columns: ['case', 'req/s', 'ratio to bare express', 'server CPU µs/req', 'CPU-bound ratio to bare express', 'median latency ms'],
       rows,
       notes: [
-        `autocannon ${CONNECTIONS} connections, ${roundCount} rounds of ${ROUND_SECONDS} s per case, interleaved in rotating order, median; servers in one child process, load generator in another.`,
+        `autocannon ${CONNECTIONS} connections, ${roundCount} rounds of ${ROUND_SECONDS} s per case, each case right after a bare-express run, in rotating order; req/s and CPU are medians, ratios are the median of each case's ratio to the bare run just before it. Servers in one child process, load generator in another.`,
         'On 2 cores the load generator can saturate before a fast server does, which flattens req/s; "server CPU µs/req" (the server process\'s user+system CPU time over the requests it served) does not depend on that, and "CPU-bound ratio" = bare CPU/req ÷ case CPU/req is the throughput ratio a CPU-bound server would show.',
         'Every case answers GET /me with {id}; every shielded case verifies HS256, issuer and audience, and refuses a request without a token (checked before measuring).',
         'portcullis @JwtShield keeps the verified JWT per keep-alive connection (AuthContext memo): a repeated identical token skips the signature check until its exp; expiry and invalidation (upgrade, logout, family revocation) are checked on every request. connectionMemo: false verifies the signature on every request.',
