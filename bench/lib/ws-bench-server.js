@@ -30,6 +30,7 @@ import {
 } from '@portcullis/core';
 import { attachWebSocketTransport } from '@portcullis/ws';
 import { WebSocketServer } from 'ws';
+import { serveParent } from './child-rpc.js';
 
 const KEY = Buffer.alloc(32, 5).toString('base64');
 
@@ -119,11 +120,4 @@ const handlers = {
   },
 };
 
-process.on('message', async ({ seq, cmd, args }) => {
-  try {
-    process.send({ seq, ok: true, value: await handlers[cmd](args ?? {}) });
-  } catch (error) {
-    process.send({ seq, ok: false, error: String(error?.stack ?? error) });
-  }
-});
-process.send({ ready: true, ports: Object.fromEntries(Object.entries(stacks).map(([name, s]) => [name, s.port])) });
+serveParent(handlers, { ports: Object.fromEntries(Object.entries(stacks).map(([name, s]) => [name, s.port])) });

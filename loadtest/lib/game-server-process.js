@@ -16,6 +16,7 @@ import {
 } from '@portcullis/core';
 import { createGameServer } from '../../examples/game-server/dist/game-server.js';
 import { startRealtime } from '../../examples/game-server/dist/realtime.js';
+import { serveParent } from '../../bench/lib/child-rpc.js';
 
 const env = process.env;
 const problems = { warn: 0, error: 0, lastError: undefined };
@@ -118,11 +119,4 @@ const handlers = {
   },
 };
 
-process.on('message', async ({ seq, cmd, args }) => {
-  try {
-    process.send({ seq, ok: true, value: await handlers[cmd](args ?? {}) });
-  } catch (error) {
-    process.send({ seq, ok: false, error: String(error?.stack ?? error) });
-  }
-});
-process.send({ ready: true, http, tcpPort: realtime.addresses.tcpPort, udpPort: realtime.addresses.udpPort });
+serveParent(handlers, { http, tcpPort: realtime.addresses.tcpPort, udpPort: realtime.addresses.udpPort });
