@@ -19,7 +19,7 @@ describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
   let b: SessionHarness;
 
   beforeAll(async () => {
-    a = await createHarness({ provider: 'redis', redisUrl, security: { session: { 'jwt-near-cache-seconds': 5 } } });
+    a = await createHarness({ provider: 'redis', redisUrl, security: { session: { 'jwt-near-cache-seconds': 60 } } });
     b = await a.twin();
   });
   afterAll(async () => a.close());
@@ -65,6 +65,34 @@ describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
     }
   });
 
+  it('does not near-cache a JWT verdict read while a revocation of it arrived', async () => {
+    const login = a.issuer.issueLoginPair(`fleet-race-${randomUUID()}`);
+    const claims = claimsOf(b, login.accessToken);
+    const getMany = b.stores.cache.getMany.bind(b.stores.cache);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let markRead!: () => void;
+    const read = new Promise<void>((resolve) => (markRead = resolve));
+    vi.spyOn(b.stores.cache, 'getMany').mockImplementationOnce(async (refs) => {
+      const values = await getMany(refs); // read before the revocation: "not invalidated"
+      markRead();
+      await gate;
+      return values;
+    });
+    const arrived = new Promise<void>((resolve) => {
+      const off = b.sessions.onRevocation(() => (off(), resolve()));
+    });
+    const check = b.sessions.isJwtInvalidated(claims);
+    await read;
+    await a.sessions.revoke(login.accessToken);
+    await arrived;
+    release();
+    expect(await check).toBe(false);
+    expect(b.sessions.isJwtInvalidatedNow(claims)).toBeUndefined();
+    expect(await b.sessions.isJwtInvalidated(claims)).toBe(true);
+    vi.restoreAllMocks();
+  });
+
   it.each([
     ['upgraded', (login: Login) => a.sessions.upgrade(login.accessToken)],
     ['logged out with itself', (login: Login) => a.sessions.revoke(login.accessToken)],
@@ -92,7 +120,7 @@ describe.skipIf(!hasRedis)(label('Redis outage'), () => {
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);
     redis = await startRedisServer();
-    h = await createHarness({ provider: 'redis', redisUrl: redis.url });
+    h = await createHarness({ provider: 'redis', redisUrl: redis.url, security: { session: { 'jwt-near-cache-seconds': 60 } } });
   });
   afterEach(() => expect(unhandled).toEqual([]));
   afterAll(async () => {
@@ -105,10 +133,16 @@ describe.skipIf(!hasRedis)(label('Redis outage'), () => {
     const session = await h.sessions.upgrade(h.issuer.issueLoginPair('outage').accessToken);
     expect(await h.sessions.validate(session.accessToken)).toBeDefined();
     expect(h.sessions.peek(session.accessToken)).toBeDefined();
+    const jwt = claimsOf(h, h.issuer.issueLoginPair('outage-jwt').accessToken);
+    expect(await h.sessions.isJwtInvalidated(jwt)).toBe(false);
+    expect(h.sessions.isJwtInvalidatedNow(jwt)).toBe(false);
 
     await redis.stop();
     const unavailable = { code: 'unavailable' };
-    await vi.waitFor(() => expect(h.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 2000, interval: 10 });
+    // Losing the subscriber means events may be missed: nothing near-cached is trusted any more.
+    await vi.waitFor(() => expect(h.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 5000, interval: 10 });
+    expect(h.sessions.isJwtInvalidatedNow(jwt)).toBeUndefined();
+    await expect(h.sessions.isJwtInvalidated(jwt)).rejects.toMatchObject(unavailable);
     await expect(h.sessions.validate(session.accessToken)).rejects.toMatchObject(unavailable);
     await expect(h.sessions.upgrade(h.issuer.issueLoginPair('outage').accessToken)).rejects.toMatchObject(unavailable);
     await expect(h.sessions.refresh(session.refreshToken)).rejects.toMatchObject(unavailable);

@@ -137,7 +137,7 @@ function readSession(s: Section): SecurityConfig['session'] {
     accessMinutes: section.read('access-minutes', integer(1, 525_600), 60),
     refreshDays: section.read('refresh-days', integer(1, 3650), 7),
     nearCacheSeconds: section.read('near-cache-seconds', integer(0, 3600), 5),
-    jwtNearCacheSeconds: section.read('jwt-near-cache-seconds', integer(0, 3600), 0),
+    jwtNearCacheSeconds: section.read('jwt-near-cache-seconds', integer(0, 60), 0),
   };
   section.done();
   return session;

@@ -265,6 +265,7 @@ export class TokenSessionSync {
   async close(): Promise<void> {
     for (const off of this.detach) off();
     this.near.clear();
+    this.jwtNear.clear();
     this.listeners.clear();
   }
 
@@ -280,8 +281,11 @@ export class TokenSessionSync {
       return;
     }
     await this.jwts.revokeFamily(claims.fam);
+    // The JWTs first, before the family's sessions are looked up: a server that trusts them
+    // from its near cache drops them as soon as the marker is written.
+    await this.publish({ sessionTokens: [], jtis, families: [claims.fam] });
     const sessionTokens = await this.pairs.revokeIndexed('family-sessions', claims.fam);
-    await this.publish({ sessionTokens, jtis, families: [claims.fam] });
+    if (sessionTokens.length > 0) await this.publish({ sessionTokens, jtis: [] });
   }
 
   private publish(event: RevocationEvent): Promise<void> {
