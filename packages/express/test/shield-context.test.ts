@@ -78,4 +78,19 @@ describe('the AuthContext a custom shield sees over HTTP', () => {
     expect((await h.get('/ctx/prefixed', jwt)).status).toBe(401);
     expect(seen[0]).toEqual({ transport: 'http', credential: jwt, clientId: expect.any(String), remoteAddress: '127.0.0.1', route: { method: 'GET', path: '/ctx/prefixed' } });
   });
+
+  it('keeps serving shielded routes when the app\'s clientId(req) throws, using the connection id', async () => {
+    const strict = await startHarness({
+      controllers: [ContextController],
+      app: { clientId: (req) => req.get('x-client-id') ?? (() => { throw new Error('no x-client-id header'); })() },
+    });
+    try {
+      seen.length = 0;
+      expect((await strict.get('/ctx/recorded', 'open-sesame')).json).toEqual({ id: 'recorded' });
+      expect((await strict.request('GET', '/ctx/recorded', { token: 'open-sesame', headers: { 'x-client-id': 'c-7' } })).status).toBe(200);
+      expect(seen.map((ctx) => ctx.clientId)).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), 'c-7']);
+    } finally {
+      await strict.close();
+    }
+  });
 });

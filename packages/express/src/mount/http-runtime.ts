@@ -29,7 +29,7 @@ export interface PortcullisHttpOptions {
   readonly errorFormat?: 'simple' | 'empty';
   /** Writes refusals instead of the format; else the container's `CHALLENGE_WRITER`, if registered. */
   readonly challengeWriter?: ChallengeWriter;
-  /** The client id of a request; default one id per TCP connection. */
+  /** The client id of a request; default one id per TCP connection (also used when this throws). */
   readonly clientId?: (req: Request) => string;
   /**
    * Keep the shields' memo per keep-alive connection (default true), so a repeated
@@ -71,7 +71,19 @@ export class HttpRuntime {
       challengeWriter: options.challengeWriter ?? optional(container, CHALLENGE_WRITER),
     };
     this.bodyLimit = options.bodyLimit;
-    this.#clientIdOf = options.clientId ?? connectionClientId;
+    const clientIdOf = options.clientId;
+    // The context is built for every shielded request, so a throwing clientId(req) must not
+    // turn each of them into a 500: the request keeps its connection's id, and the bug is logged.
+    this.#clientIdOf = clientIdOf
+      ? (req) => {
+          try {
+            return clientIdOf(req);
+          } catch (error) {
+            this.log.warn('clientId(req) threw; using the connection id', { error: (error as Error | undefined)?.name ?? typeof error });
+            return connectionClientId(req);
+          }
+        }
+      : connectionClientId;
     this.#perConnectionMemo = options.connectionMemo ?? true;
   }
 
