@@ -85,6 +85,14 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
       },
       logOutFamily,
     ],
+    [
+      'a session refresh racing revokeAllFor of its principal',
+      async (h, login) => {
+        const session = await h.sessions.upgrade(login.accessToken);
+        return () => h.sessions.refresh(session.refreshToken);
+      },
+      (h) => h.sessions.revokeAllFor('racer'),
+    ],
   ])('%s is refused and leaves no session', async (_name, begin, revoke) => {
     h = await createHarness({ provider, redisUrl });
     const login = h.issuer.issueLoginPair('racer');

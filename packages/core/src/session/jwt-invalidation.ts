@@ -6,7 +6,10 @@
  */
 import type { JwtClaims } from '../contracts/tokens.js';
 import type { CacheRef, CacheStore } from '../store/cache-store.js';
-import { establishStoreEpoch, STORE_EPOCH_REF } from '../store/store-epoch.js';
+import { epochSecondsNow, establishStoreEpoch, STORE_EPOCH_REF } from '../store/store-epoch.js';
+
+/** What a revocation of a login family or of a principal is checked against. */
+export type Lineage = Pick<JwtClaims, 'sub' | 'iat' | 'fam'>;
 
 /**
  * The JWT side of the session store.
@@ -49,7 +52,7 @@ export class JwtInvalidation {
 
   /** Refuses every JWT of the principal issued up to now (iat has one-second resolution, so this second too). */
   cutOff(principalId: string): Promise<void> {
-    return this.cache.set('principal-cutoff', principalId, Math.floor(Date.now() / 1000), this.lineageTtlMs);
+    return this.cache.set('principal-cutoff', principalId, epochSecondsNow(), this.lineageTtlMs);
   }
 
   /** True when the `jti` was used, or its family or principal revoked, or it predates the store's data. One round trip. */
@@ -66,21 +69,20 @@ export class JwtInvalidation {
     return values === undefined ? undefined : this.decide(values, claims, true);
   }
 
-  /** Like {@link isInvalidated} without the `jti` marker: the family or principal was revoked, or the store lost its data since. */
-  async isLineageRevoked(claims: JwtClaims): Promise<boolean> {
-    return this.decide(await this.cache.getMany(this.refs(claims, false)), claims, false) ?? this.predatesNewEpoch(claims);
-  }
-
-  /** True when the login family was revoked (logout with a JWT, refresh-token reuse). */
-  async isFamilyRevoked(familyId: string): Promise<boolean> {
-    return (await this.cache.get('revoked-family', familyId)) !== undefined;
+  /**
+   * Like {@link isInvalidated} without the `jti` marker: the family or principal was revoked
+   * (at or after `iat`), or the store lost its data since. Takes a JWT's claims, or the
+   * lineage of a session pair (its principal, family and when it was made).
+   */
+  async isLineageRevoked(lineage: Lineage): Promise<boolean> {
+    return this.decide(await this.cache.getMany(this.refs(lineage, false)), lineage, false) ?? this.predatesNewEpoch(lineage);
   }
 
   /**
    * The verdict on the values read for {@link refs} (same order); undefined when the
    * store has no epoch, which only a write can settle.
    */
-  private decide(values: readonly unknown[], claims: JwtClaims, withJti: boolean): boolean | undefined {
+  private decide(values: readonly unknown[], claims: Lineage, withJti: boolean): boolean | undefined {
     let i = 0;
     const epoch = values[i++];
     const used = withJti ? values[i++] : undefined;
@@ -91,20 +93,20 @@ export class JwtInvalidation {
   }
 
   /** No epoch: the store is new or lost its data (revocations included); start one now. */
-  private async predatesNewEpoch(claims: JwtClaims): Promise<boolean> {
+  private async predatesNewEpoch(claims: Lineage): Promise<boolean> {
     return claims.iat < (await establishStoreEpoch(this.cache));
   }
 
   /** What to read, in this order: the store epoch, the `jti` marker if asked for, the principal cut-off, the family marker if the JWT has a family. */
-  private refs(claims: JwtClaims, withJti: boolean): CacheRef[] {
+  private refs(claims: Lineage & { readonly jti?: string }, withJti: boolean): CacheRef[] {
     const refs: CacheRef[] = [STORE_EPOCH_REF];
-    if (withJti) refs.push(['used-jwt', claims.jti]);
+    if (withJti) refs.push(['used-jwt', claims.jti!]);
     refs.push(['principal-cutoff', claims.sub]);
     if (typeof claims.fam === 'string') refs.push(['revoked-family', claims.fam]);
     return refs;
   }
 
-  private cutOffCovers(cutoff: unknown, claims: JwtClaims): boolean {
+  private cutOffCovers(cutoff: unknown, claims: Lineage): boolean {
     return typeof cutoff === 'number' && claims.iat <= cutoff;
   }
 

@@ -17,6 +17,7 @@ import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import type { Logger, LoggerFactory } from '../logging/logger.js';
 import type { RevocationBus } from '../store/revocation-bus.js';
 import { SessionStores } from '../store/session-stores.js';
+import { epochSecondsNow } from '../store/store-epoch.js';
 import { CoalescedLookups } from './coalesced-lookups.js';
 import { JwtInvalidation } from './jwt-invalidation.js';
 import { JwtNearCache } from './jwt-near-cache.js';
@@ -160,11 +161,13 @@ export class TokenSessionSync {
   async refresh(refreshToken: string): Promise<RefreshResult> {
     if (typeof refreshToken === 'string' && refreshToken.endsWith(SESSION_TOKEN_SUFFIX)) {
       if (!isSessionToken(refreshToken)) throw new TokenError('malformed');
+      const startedSec = epochSecondsNow();
       const rotated = await this.pairs.rotate(refreshToken);
       if (!rotated) throw new TokenError('revoked', 'token refused: unknown, expired or already used');
       await this.publish({ sessionTokens: [rotated.replacedAccessToken], jtis: [] });
-      // A family revocation that ran while the new pair was written may have missed it.
-      if (rotated.fam !== undefined && (await this.jwts.isFamilyRevoked(rotated.fam))) {
+      // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
+      const lineage = { sub: rotated.session.principal.id, fam: rotated.fam, iat: startedSec };
+      if (await this.jwts.isLineageRevoked(lineage)) {
         await this.revokePair(rotated.session.accessToken);
         throw new TokenError('revoked');
       }
@@ -221,9 +224,9 @@ export class TokenSessionSync {
   async revoke(token: string): Promise<boolean> {
     if (typeof token !== 'string') return false;
     if (token.endsWith(SESSION_TOKEN_SUFFIX)) {
+      if (await this.revokePair(token)) return true;
       if (!isSessionToken(token)) return false;
-      let revoked = await this.pairs.revokeByAccess(token);
-      if (revoked.length === 0) revoked = await this.pairs.revokeByRefresh(token);
+      const revoked = await this.pairs.revokeByRefresh(token);
       if (revoked.length === 0) return false;
       await this.publish({ sessionTokens: revoked, jtis: [] });
       return true;
