@@ -85,12 +85,14 @@ export class TcpConnection {
   private send(text: string): void {
     const { socket } = this;
     if (socket.destroyed || !socket.writable) return;
-    if (socket.writableLength > this.options.maxBufferedBytes) {
+    const frame = encodeFrame(text);
+    // Dropped when this reply would take its unread output past the limit, as the option says.
+    if (socket.writableLength + frame.length > this.options.maxBufferedBytes) {
       this.log.warn('dropping a TCP client that does not read its replies', { clientId: this.clientId, bufferedBytes: socket.writableLength });
       socket.destroy();
       return;
     }
-    if (!socket.write(encodeFrame(text)) && !this.writeBlocked) {
+    if (!socket.write(frame) && !this.writeBlocked) {
       this.writeBlocked = true;
       this.updateReading();
     }

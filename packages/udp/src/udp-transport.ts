@@ -114,8 +114,9 @@ export class UdpTransport {
     };
     const reply = await this.options.dispatcher.dispatch(raw, conn);
     const budget = Math.floor(requestBytes * this.options.amplificationFactor);
-    let text = fitReply(reply, budget);
-    if (text === undefined && (await this.authenticated(raw.token, conn))) text = encodeReply(reply);
+    const full = encodeReply(reply);
+    let text = fitReply(reply, full, budget);
+    if (text === undefined && (await this.authenticated(raw.token, conn))) text = full;
     if (text === undefined) {
       this.dropped.amplification++;
       return;

@@ -33,10 +33,11 @@ export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
  * ```
  */
 export function encodeFrame(body: string | Uint8Array): Buffer {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + bytes.length);
-  frame.writeUInt32BE(bytes.length, 0);
-  frame.set(bytes, FRAME_HEADER_BYTES);
+  const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+  frame.writeUInt32BE(length, 0);
+  if (typeof body === 'string') frame.write(body, FRAME_HEADER_BYTES, 'utf8');
+  else frame.set(body, FRAME_HEADER_BYTES);
   return frame;
 }
 

@@ -4,6 +4,7 @@ import type { Principal } from '../contracts/principal.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import type { JwtClaims } from '../contracts/tokens.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
+import { REFUSALS } from './shield-enforcer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import { isJwtShape } from './credential-kind.js';
@@ -33,7 +34,7 @@ const refuse = (message: string): Refusal => Object.freeze({ ok: false, code: 'u
 const MISSING = refuse('a JWT access token is required');
 const NOT_A_JWT = refuse('the credential is not a JWT access token');
 const REVOKED = refuse('token refused: revoked');
-const UNAVAILABLE: Refusal = Object.freeze({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+const UNAVAILABLE: Refusal = REFUSALS.unavailable;
 const refusals = new Map<string, Refusal>();
 
 /**

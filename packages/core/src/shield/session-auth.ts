@@ -3,6 +3,7 @@ import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { Principal } from '../contracts/principal.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
+import { REFUSALS } from './shield-enforcer.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import { isSessionToken } from '../session/session-token.js';
 
@@ -18,7 +19,7 @@ const refuse = (message: string): Refusal => Object.freeze({ ok: false, code: 'u
 const MISSING = refuse('a session token is required');
 const NOT_A_SESSION = refuse('the credential is not a session token');
 const INVALID = refuse('the session token is unknown, expired or revoked');
-const UNAVAILABLE: Refusal = Object.freeze({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+const UNAVAILABLE: Refusal = REFUSALS.unavailable;
 
 /**
  * The built-in session shield (`@SessionShield`): the credential must be a live
