@@ -42,8 +42,8 @@ export type RefreshResult =
   | { readonly kind: 'session'; readonly session: UpgradeResult };
 
 /**
- * Emitted once per revocation, in this process and (with Redis) on every server
- * sharing the cache. Transports close the connections holding any of these.
+ * Emitted for each revocation (a family revocation may emit two: its JWTs, then its
+ * sessions), in this process and (with Redis) on every server sharing the cache. Transports close the connections holding any of these.
  *
  * @example
  * ```ts

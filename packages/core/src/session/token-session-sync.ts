@@ -86,7 +86,7 @@ export class TokenSessionSync {
 
   /**
    * Subscribes to revocations made here or, with Redis, on any server. An event with no
-   * tokens and no principal means events may have been missed: drop anything cached.
+   * tokens, no families and no principal means events may have been missed: drop anything cached.
    *
    * @example
    * ```ts

@@ -43,8 +43,8 @@ const refusals = new Map<string, Refusal>();
  * `access`) and that no upgrade, logout or family revocation invalidated. A session
  * token is refused. On a connection (`ctx.memo`) the signature check of the same
  * token is done once until its `exp`; expiry and invalidation are checked on every
- * request. With the in-memory store the whole check is synchronous, so the adapter
- * can run the handler in the same tick.
+ * request. With the in-memory store, on a JWT near-cache hit (Redis), and for every
+ * refusal the answer is synchronous, so the adapter can run the handler in the same tick.
  *
  * @example
  * ```ts

@@ -8,7 +8,7 @@ import type { RevocationBus } from './revocation-bus.js';
 
 /**
  * The namespaces portcullis keeps apart in the cache. Each is a separate keyv namespace
- * (Redis keys `<prefix>:<namespace>::<key>`).
+ * (Redis keys `<prefix>:<namespace>:<key>`).
  *
  * @example
  * ```ts
