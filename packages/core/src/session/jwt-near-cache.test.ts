@@ -14,7 +14,7 @@ describe('JwtNearCache', () => {
   it('drops entries by jti, by login family and by principal, leaving the others', () => {
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     const near = new JwtNearCache(5000);
-    for (const c of [claims('j1', 'ann', 'f1'), claims('j2', 'ann', 'f2'), claims('j3', 'bob', 'f1'), claims('j4', 'bob'), claims('j5', 'cy', 'f3')]) near.put(c);
+    for (const c of [claims('j1', 'ann', 'f1'), claims('j2', 'ann', 'f2'), claims('j3', 'bob', 'f1'), claims('j4', 'bob'), claims('j5', 'cy', 'f3')]) near.keep(c);
     near.drop('j4');
     expect(near.has('j4')).toBe(false);
     near.dropFamily('f1');
@@ -30,8 +30,8 @@ describe('JwtNearCache', () => {
   it('keeps an entry at most its TTL and never past the JWT exp', () => {
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     const near = new JwtNearCache(5000);
-    near.put(claims('long', 'ann'));
-    near.put(claims('short', 'ann', undefined, 1));
+    near.keep(claims('long', 'ann'));
+    near.keep(claims('short', 'ann', undefined, 1));
     vi.setSystemTime(NOW + 1000);
     expect(near.has('short')).toBe(false);
     expect(near.has('long')).toBe(true);
@@ -41,11 +41,11 @@ describe('JwtNearCache', () => {
 
   it('keeps nothing when disabled (TTL 0), and stays within its cap', () => {
     const off = new JwtNearCache(0);
-    off.put(claims('j', 'ann'));
+    off.keep(claims('j', 'ann'));
     expect(off.has('j')).toBe(false);
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     const capped = new JwtNearCache(60_000, 100);
-    for (let i = 0; i < 1000; i++) capped.put(claims(`j${i}`, `p${i % 7}`, `f${i % 3}`));
+    for (let i = 0; i < 1000; i++) capped.keep(claims(`j${i}`, `p${i % 7}`, `f${i % 3}`));
     expect(capped.size).toBeLessThanOrEqual(100);
   });
 });

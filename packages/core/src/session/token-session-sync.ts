@@ -195,7 +195,7 @@ export class TokenSessionSync {
     const generation = this.jwtGeneration;
     const invalidated = await this.jwts.isInvalidated(claims);
     // Kept only when no revocation arrived during the read and fleet events are flowing.
-    if (!invalidated && generation === this.jwtGeneration && this.bus.live) this.jwtNear.put(claims);
+    if (!invalidated && generation === this.jwtGeneration && this.bus.live) this.jwtNear.keep(claims);
     return invalidated;
   }
 

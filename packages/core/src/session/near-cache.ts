@@ -1,0 +1,127 @@
+/**
+ * A per-process near cache: a bounded map of key → value that lives at most a TTL (at
+ * least four fifths of it) and never past the value's own expiry. Entries are tagged with
+ * a principal and, optionally, a login family, so a revocation event drops all of theirs
+ * without a scan. The session and JWT near caches are both this.
+ */
+
+/** Share of the TTL by which an entry's lifetime is randomly shortened. */
+const JITTER = 0.2;
+
+/**
+ * What a revocation event may name an entry by, besides its key.
+ *
+ * @example
+ * ```ts
+ * const tags: NearCacheTags = { principal: claims.sub, family: claims.fam };
+ * ```
+ */
+export interface NearCacheTags {
+  readonly principal: string;
+  readonly family?: string | undefined;
+}
+
+interface NearEntry<V> {
+  readonly value: V;
+  readonly until: number;
+  readonly tags: NearCacheTags;
+}
+
+/**
+ * The bounded, tagged TTL map behind the near caches.
+ *
+ * @example
+ * ```ts
+ * const near = new NearCache<Principal>(5000, (p) => ({ principal: p.id }));
+ * near.put(token, principal, accessExpiresMs);
+ * near.dropPrincipal(principal.id);
+ * ```
+ */
+export class NearCache<V> {
+  private readonly entries = new Map<string, NearEntry<V>>();
+  private readonly byPrincipal = new Map<string, Set<string>>();
+  private readonly byFamily = new Map<string, Set<string>>();
+  private nextSweep = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly tagsOf: (value: V) => NearCacheTags,
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  /** How many entries are held, expired ones not yet swept included. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (Date.now() < entry.until) return entry.value;
+    this.delete(key);
+    return undefined;
+  }
+
+  /** Keeps `value` for at most the TTL and never past `expiresAtMs`; nothing when the TTL is 0. */
+  put(key: string, value: V, expiresAtMs: number): void {
+    if (this.ttlMs <= 0) return;
+    const now = Date.now();
+    if (now >= this.nextSweep || this.entries.size >= this.maxEntries) this.sweep(now);
+    // Lifetimes are spread over the last fifth of the TTL so entries made together (a
+    // reconnect wave) do not all expire, and go back to the store, in the same instant.
+    const until = Math.min(now + this.ttlMs * (1 - JITTER * Math.random()), expiresAtMs);
+    if (until <= now) return;
+    this.delete(key);
+    const tags = this.tagsOf(value);
+    this.entries.set(key, { value, until, tags });
+    index(this.byPrincipal, tags.principal, key);
+    if (tags.family !== undefined) index(this.byFamily, tags.family, key);
+  }
+
+  drop(key: string): void {
+    this.delete(key);
+  }
+
+  dropPrincipal(principalId: string): void {
+    for (const key of [...(this.byPrincipal.get(principalId) ?? [])]) this.delete(key);
+  }
+
+  dropFamily(familyId: string): void {
+    for (const key of [...(this.byFamily.get(familyId) ?? [])]) this.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.byPrincipal.clear();
+    this.byFamily.clear();
+  }
+
+  private delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    unindex(this.byPrincipal, entry.tags.principal, key);
+    if (entry.tags.family !== undefined) unindex(this.byFamily, entry.tags.family, key);
+  }
+
+  /**
+   * Drops expired entries, at most once per TTL (from `put`), so entries nobody reads
+   * again do not stay until the cap; clears everything if the cap is still reached.
+   */
+  private sweep(now: number): void {
+    this.nextSweep = now + this.ttlMs;
+    for (const [key, entry] of this.entries) if (now >= entry.until) this.delete(key);
+    if (this.entries.size >= this.maxEntries) this.clear();
+  }
+}
+
+function index(map: Map<string, Set<string>>, tag: string, key: string): void {
+  let set = map.get(tag);
+  if (set === undefined) map.set(tag, (set = new Set()));
+  set.add(key);
+}
+
+function unindex(map: Map<string, Set<string>>, tag: string, key: string): void {
+  const set = map.get(tag);
+  if (set?.delete(key) && set.size === 0) map.delete(tag);
+}
