@@ -46,7 +46,7 @@ export { WIRE_ERROR_MESSAGES, encodeReply, errorReply, type GateReply, type Gate
 export { readAuthFrame, authReply, type AuthFrame, type AuthReply } from './realtime/auth-frame.js';
 export { ConnectionAuthenticator, type ConnectionAuthResult } from './realtime/connection-authenticator.js';
 export { GateDispatcher, type PortalClass } from './realtime/gate-dispatcher.js';
-export { DEFAULT_MAX_FRAME_BYTES, FRAME_HEADER_BYTES, encodeFrame, FrameDecoder, FrameTooLargeError } from './realtime/frame-codec.js';
+export { DEFAULT_MAX_FRAME_BYTES, FRAME_HEADER_BYTES, encodeFrame, FrameDecoder, FrameTooLargeError, parseJsonFrame } from './realtime/frame-codec.js';
 export { ReplySequencer, type PendingReply, type ReplySequencerOptions } from './realtime/reply-sequencer.js';
 export {
   DEFAULT_MAX_BUFFERED_BYTES,

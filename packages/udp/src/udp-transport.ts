@@ -6,11 +6,10 @@
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import { consoleLoggerFactory, encodeReply, type ConnectionContext, type Logger } from '@portcullis/core';
+import { consoleLoggerFactory, encodeReply, parseJsonFrame, type ConnectionContext, type Logger } from '@portcullis/core';
 import { fitReply } from './udp-reply-budget.js';
 import { resolveUdpOptions, type ResolvedUdpOptions, type UdpTransportOptions } from './udp-options.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Counters of datagrams that got no reply, for metrics.
@@ -146,12 +145,7 @@ export function createUdpTransport(options: UdpTransportOptions): UdpTransport {
 }
 
 function parseRequest(message: Buffer): Record<string, unknown> | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(utf8.decode(message));
-  } catch {
-    return undefined;
-  }
+  const raw = parseJsonFrame(message);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const id = (raw as Record<string, unknown>).id;
   return typeof id === 'number' && Number.isFinite(id) ? (raw as Record<string, unknown>) : undefined;

@@ -10,6 +10,7 @@ import type { ConnectionAuthResult } from './connection-authenticator.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
 import type { ConnectionCredential } from './connection-registry.js';
+import { parseJsonFrame } from './frame-codec.js';
 import { ReplySequencer } from './reply-sequencer.js';
 import { encodeReply, WIRE_ERROR_MESSAGES, type GateReply } from './wire-frames.js';
 
@@ -93,13 +94,13 @@ export class ConnectionProtocol {
   }
 
   private first(message: string | Uint8Array): void {
-    const raw = parse(message);
+    const raw = parseJsonFrame(message);
     const frame = readAuthFrame(raw);
     if (frame === undefined) {
       if (this.options.handshake === 'required') return this.shut('bad_handshake', 'the first frame must be an auth frame');
       const { dispatcher } = this.options;
       this.state = 'open';
-      this.replies.push((raw === INVALID ? dispatcher.dispatchText(message, this.connection) : dispatcher.dispatch(raw, this.connection)).then(encodeReply));
+      this.replies.push(dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection).then(encodeReply));
       return;
     }
     this.state = 'authenticating';
@@ -179,18 +180,10 @@ export class ConnectionProtocol {
   }
 }
 
-const INVALID = Symbol('invalid-json');
+/** Not a request object: the dispatcher answers it `bad_request` with id null, as bad JSON. */
+const INVALID_JSON = Symbol('invalid-json');
 const UNAVAILABLE: ConnectionAuthResult = Object.freeze({ ok: false, code: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable });
 const REVOKED: ConnectionAuthResult = Object.freeze({ ok: false, code: 'unauthorized', message: 'the credential was revoked' });
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function parse(message: string | Uint8Array): unknown {
-  try {
-    return JSON.parse(typeof message === 'string' ? message : utf8.decode(message));
-  } catch {
-    return INVALID;
-  }
-}
 
 function encodePush(frame: unknown): string {
   return typeof frame === 'object' && frame !== null && 'ok' in frame && 'id' in frame ? encodeReply(frame as GateReply) : JSON.stringify(frame);

@@ -24,6 +24,26 @@ export const FRAME_HEADER_BYTES = 4;
  */
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Parses one JSON message of any transport: text, or bytes that must be valid UTF-8.
+ * Undefined when it is not (JSON itself never gives undefined).
+ *
+ * @example
+ * ```ts
+ * const raw = parseJsonFrame(datagram);
+ * if (raw === undefined) return; // garbage
+ * ```
+ */
+export function parseJsonFrame(message: string | Uint8Array): unknown {
+  try {
+    return JSON.parse(typeof message === 'string' ? message : strictUtf8.decode(message));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Prefixes `body` with its 4-byte big-endian length.
  *

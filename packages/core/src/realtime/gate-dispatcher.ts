@@ -6,6 +6,7 @@ import { ShieldEnforcer, type EnforceResult } from '../shield/shield-enforcer.js
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
 import { ConnectionAuthenticator, type ConnectionAuthResult } from './connection-authenticator.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
+import { parseJsonFrame } from './frame-codec.js';
 import { readPortalPlan } from './portal-reader.js';
 import { errorReply, type GateReply } from './wire-frames.js';
 
@@ -28,7 +29,6 @@ interface CompiledGate {
 type MutableGateContext = { -readonly [K in keyof GateContext]: GateContext[K] };
 
 const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
-const textDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The transport-neutral heart of the real-time protocol: routes a request
@@ -118,13 +118,8 @@ export class GateDispatcher {
 
   /** Answers one request given as JSON text (or its UTF-8 bytes); bad JSON is `bad_request` with id null. */
   async dispatchText(text: string | Uint8Array, conn: ConnectionContext): Promise<GateReply> {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(typeof text === 'string' ? text : textDecoder.decode(text));
-    } catch {
-      return errorReply(null, 'bad_request');
-    }
-    return this.dispatch(raw, conn);
+    const raw = parseJsonFrame(text);
+    return raw === undefined ? errorReply(null, 'bad_request') : this.dispatch(raw, conn);
   }
 
   /**
