@@ -4,7 +4,7 @@
  * thrown at FrameDecoder, GateDispatcher.dispatchText, the auth-frame reader and
  * ConnectionProtocol.receive in every handshake mode. Nothing may throw or reject
  * except FrameDecoder's documented FrameTooLargeError; every answer is a reply of
- * SPEC.md's shape; and a real request still succeeds afterwards.
+ * the documented shape; and a real request still succeeds afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

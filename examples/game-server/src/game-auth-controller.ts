@@ -1,6 +1,6 @@
 /**
  * The example's `/auth` controller: every route of `JwtAuthController`, with the
- * seed's hooks overridden to show where a game plugs in.
+ * hooks overridden to show where a game plugs in.
  */
 import {
   JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, TokenSessionSync,

@@ -11,7 +11,7 @@ export interface MoveData {
 }
 
 /**
- * The `/game` portal of SPEC.md.
+ * The example's `/game` portal.
  *
  * @example
  * ```ts

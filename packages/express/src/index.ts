@@ -1,6 +1,6 @@
 /**
  * @portcullis/express — the express 5 adapter: controller decorators mounted
- * through tsyringe, shields enforced by core's `ShieldEnforcer`, the seed's
+ * through tsyringe, shields enforced by core's `ShieldEnforcer`, portcullis's
  * error formats and challenge writer, caller helpers, plain middleware, and the
  * abstract `JwtAuthController` with every `/auth` route.
  */

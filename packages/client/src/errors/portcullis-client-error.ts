@@ -5,7 +5,7 @@
  */
 
 /**
- * Codes the server answers over HTTP (SPEC "HTTP contract") and on real-time replies.
+ * Codes the server answers over HTTP (docs/http-api.md) and on real-time replies.
  *
  * @example
  * ```ts

@@ -4,7 +4,7 @@
 import type { InjectionToken } from 'tsyringe';
 
 /**
- * The seed's account model, as login hooks see it. `passwordHash` is null for an
+ * The account model, as login hooks see it. `passwordHash` is null for an
  * account without a password (for example one created by an external login).
  *
  * @example

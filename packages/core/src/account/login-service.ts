@@ -1,5 +1,5 @@
 /**
- * The seed's login service: signup and password login over the account store,
+ * The login service: signup and password login over the account store,
  * the password hasher, the lockout counters and the captcha verifier.
  */
 import 'reflect-metadata';
@@ -15,7 +15,7 @@ import { ACCOUNT_STORE, type Account, type AccountStore } from './account-store.
 import { LockedOutError } from './login-errors.js';
 
 /**
- * A signup: the fields of SPEC.md's signup request.
+ * A signup: the fields of the signup request (docs/http-api.md).
  *
  * @example
  * ```ts

@@ -23,7 +23,7 @@ function configError(run: () => unknown): ConfigError {
 const fromEnv = (env: Record<string, string>) => loadConfig({ env, tree: {} });
 
 describe('loadConfig: defaults', () => {
-  it('gives every setting of the seed and of SPEC.md its default', () => {
+  it('gives every documented setting its default', () => {
     const config = fromEnv({});
     expect(config).toEqual({
       hasSecuritySection: false,

@@ -12,7 +12,7 @@ import type { LoginTokenPair } from './tokens.js';
 export const SESSION_TOKEN_SUFFIX = ';session';
 
 /**
- * The seed's upgrade response, with the expirations as dates.
+ * The upgrade response, with the expirations as dates.
  *
  * @example
  * ```ts

@@ -1,7 +1,7 @@
 import type { AuthContext, ShieldResult } from './auth-context.js';
 
 /**
- * The seed's IShieldAuth: one way of authenticating a request. Implement it to
+ * IShieldAuth: one way of authenticating a request. Implement it to
  * make a custom shield and put it on a class or method with `@Shield(MyAuth)`.
  * Implementations are resolved through tsyringe, so they may inject services.
  *
@@ -27,7 +27,7 @@ export interface ShieldAuth {
 }
 
 /**
- * The seed's name for {@link ShieldAuth}.
+ * The `I…` name for {@link ShieldAuth}, for those who look for it.
  *
  * @example
  * ```ts

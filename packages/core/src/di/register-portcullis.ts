@@ -24,7 +24,7 @@ import type { SessionStores, SessionStoreOptions } from '../store/session-stores
 import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './tokens.js';
 
 /**
- * The seed's name for the access token issuer, as an injection token.
+ * The `IAccessTokenIssuer` name of the access token issuer, as an injection token.
  *
  * @example
  * ```ts

@@ -141,7 +141,7 @@ describe('AccessTokenIssuer.withClaims', () => {
     expect(validator.validate(token).ok).toBe(true);
   });
 
-  it('is usable through the seed interface IAccessTokenIssuer', () => {
+  it('is usable through the interface IAccessTokenIssuer', () => {
     const seed: IAccessTokenIssuer = issuer;
     expect(validator.validate(seed.withClaims({ a: 1 }).issue('p').token).ok).toBe(true);
   });

@@ -1,5 +1,5 @@
 /**
- * The seed's IAccessTokenIssuer: a stateless issuer of short-lived HS256 access
+ * IAccessTokenIssuer: a stateless issuer of short-lived HS256 access
  * tokens, injectable anywhere in an application.
  */
 import { inject, injectable } from 'tsyringe';
@@ -18,7 +18,7 @@ import {
 } from './jwt-signer.js';
 
 /**
- * An issued access token: the compact JWT and its lifetime (the seed's
+ * An issued access token: the compact JWT and its lifetime (the
  * `ExpiresInSeconds`).
  *
  * @example
@@ -33,7 +33,7 @@ export interface IssuedAccessToken {
 }
 
 /**
- * The seed's `IAccessTokenIssuer` contract. {@link AccessTokenIssuer} implements it;
+ * The `IAccessTokenIssuer` contract. {@link AccessTokenIssuer} implements it;
  * type against this name to substitute a fake in tests.
  *
  * @example

@@ -1,7 +1,7 @@
 /**
  * Inbound claim mapping (`jwt:map-inbound-claims`) and the principal helpers
  * (`jwt:name-claim`). The map follows ASP.NET's JwtSecurityTokenHandler inbound
- * map, plus `name` → the name claim type, as the seed describes.
+ * map, plus `name` → the name claim type, as docs/concepts.md describes.
  */
 import type { SecurityConfig } from '../config/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';

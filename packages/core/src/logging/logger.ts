@@ -20,7 +20,7 @@ export interface Logger {
 }
 
 /**
- * Makes category loggers; the seed's "logger factory".
+ * Makes category loggers.
  *
  * @example
  * ```ts

@@ -18,7 +18,7 @@ import { assertPassword, bcryptInput, type PasswordPrehash } from './password-in
 const dummyHashes = new Map<number, string>();
 
 /**
- * Hashes and verifies passwords (the seed's BCrypt hasher).
+ * Hashes and verifies passwords with bcrypt.
  *
  * - `password:work-factor` is the bcrypt cost of new hashes; a stored hash of
  *   another cost still verifies (at its own cost), and {@link needsRehash} says so.

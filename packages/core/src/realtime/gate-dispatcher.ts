@@ -33,8 +33,8 @@ const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
 /**
  * The transport-neutral heart of the real-time protocol: routes a request
  * `{id, portal, gate, data}` to its gate, enforces the gate's shield plan, calls
- * the handler and turns every outcome into a reply frame (SPEC.md's real-time
- * contract, plus `unavailable` when the session store is down). Transports only
+ * the handler and turns every outcome into a reply frame (the real-time
+ * contract of docs/protocol.md, plus `unavailable` when the session store is down). Transports only
  * move bytes: they hand a parsed object or the JSON text in, and send the reply out.
  *
  * @example

@@ -1,10 +1,10 @@
 /**
- * The real-time wire contract of SPEC.md: request and reply frames, error codes
+ * The real-time wire contract (docs/protocol.md): request and reply frames, error codes
  * and their client-safe messages. Every transport sends exactly these shapes.
  */
 
 /**
- * Reply error codes. `unavailable` is portcullis's addition to SPEC.md's list: the
+ * Reply error codes. `unavailable` is portcullis's addition to the basic list: the
  * credential could not be checked because the session store is down (fail closed).
  *
  * @example

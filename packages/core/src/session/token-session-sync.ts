@@ -1,5 +1,5 @@
 /**
- * The seed's token-session sync service: upgrades a JWT to a session token pair, validates
+ * The token-session sync service: upgrades a JWT to a session token pair, validates
  * session tokens per message, rotates refresh tokens and revokes credentials, in memory
  * or on Redis for a fleet.
  */

@@ -1,6 +1,6 @@
 /**
- * The seed's JWT authentication controller: signup, login, refresh, upgrade and
- * logout at `/auth`, with the customisation hooks of the seed.
+ * The JWT authentication controller: signup, login, refresh, upgrade and
+ * logout at `/auth`, with the customisation hooks an application overrides.
  */
 import {
   JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield,
@@ -63,8 +63,8 @@ const invalidToken = (message: string) => new PortcullisError('invalid_token', m
 
 /**
  * Extend it, decorate the subclass with nothing or its own `@Controller`, and
- * mount it: every route of SPEC.md's HTTP table is inherited. Constructed by
- * tsyringe with the seed's six services; the "auth service" is `JwtAuth`, the
+ * mount it: every route of the HTTP API (docs/http-api.md) is inherited. Constructed by
+ * tsyringe with six services; the "auth service" is `JwtAuth`, the
  * same check `@JwtShield` makes, which the upgrade applies to the presented JWT
  * before any hook runs.
  *
@@ -185,21 +185,21 @@ export abstract class JwtAuthController {
   }
 
   /**
-   * Seed hook OnUpgrade: runs before the upgrade, after the JWT verified. May
+   * Hook OnUpgrade: runs before the upgrade, after the JWT verified. May
    * return a replaced context.
    */
   onUpgrade(ctx: UpgradeContext, _clientId: string): UpgradeContext | void | Promise<UpgradeContext | void> {
     return ctx;
   }
 
-  /** Seed hook OnUpgradeSuccess: e.g. create a game session or load player data. A throw undoes the upgrade. */
+  /** Hook OnUpgradeSuccess: e.g. create a game session or load player data. A throw undoes the upgrade. */
   onUpgradeSuccess(_ctx: UpgradeContext, _clientId: string, _result: UpgradeResult): void | Promise<void> {}
 
-  /** Seed hook OnUpgradeFailed: e.g. log the attempt. */
+  /** Hook OnUpgradeFailed: e.g. log the attempt. */
   onUpgradeFailed(_ctx: UpgradeContext, _clientId: string): void | Promise<void> {}
 
   /**
-   * Seed hook GetClaimsForLogin: the custom claims of the login's JWTs (`sub` is
+   * Hook GetClaimsForLogin: the custom claims of the login's JWTs (`sub` is
    * the account's `storageId`). Default `{ name: username, acc: storageId }`;
    * extend it, e.g. with a role claim (`role` or `roles`).
    */

@@ -2,7 +2,7 @@ import type { Principal } from '@portcullis/core';
 import type { Request } from 'express';
 
 /**
- * The seed's "upgrade request context", passed to the upgrade hooks of
+ * The upgrade request context, passed to the upgrade hooks of
  * `JwtAuthController`. `onUpgrade` may return a replaced one (spread this one
  * and change what you need); the upgrade then uses its `token`.
  *

@@ -1,5 +1,5 @@
 /**
- * The seed's caller helpers: who a request acts for and where it came from.
+ * Caller helpers: who a request acts for and where it came from.
  */
 import type { Request } from 'express';
 import { getPrincipal } from './request-auth.js';

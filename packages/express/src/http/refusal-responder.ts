@@ -1,5 +1,5 @@
 /**
- * Answers a shield refusal per the seed's error formats: empty 401/403 with
+ * Answers a shield refusal in portcullis's error formats (docs/http-api.md): empty 401/403 with
  * `WWW-Authenticate: Bearer` by default, `{error, message}` under
  * `svc:errors:format = simple`, or whatever a registered challenge writer writes.
  */
