@@ -95,7 +95,7 @@ describe('WebSocket upgrade and auth frame', () => {
 
   it('answers 404 for another path when nothing else handles upgrades, and leaves it to other listeners', async () => {
     const server = createServer();
-    const transport = attachWebSocketTransport(server, { dispatcher: stack.dispatcher });
+    const transport = attachWebSocketTransport(server, { dispatcher: stack.dispatcher, registry: stack.registry });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const base = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
     expect((await upgradeResponse(`${base}/other`, {})).status).toBe(404);

@@ -3,7 +3,7 @@
  * hooks overridden to show where a game plugs in.
  */
 import {
-  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, TokenSessionSync,
+  JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, ShieldEnforcer, TokenSessionSync,
   type Account, type LoggerFactory, type UpgradeResult,
 } from '@portcullis/core';
 import { Controller, JwtAuthController, type UpgradeContext } from '@portcullis/express';
@@ -28,11 +28,11 @@ export class GameAuthController extends JwtAuthController {
     loginService: LoginService,
     sessions: TokenSessionSync,
     issuer: JwtTokenIssuer,
-    auth: JwtAuth,
+    shields: ShieldEnforcer,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory,
     @inject(ADMIN_USERS) private readonly admins: ReadonlySet<string>,
   ) {
-    super(validator, loginService, sessions, issuer, auth, loggers);
+    super(validator, loginService, sessions, issuer, shields, loggers);
   }
 
   override async getClaimsForLogin(account: Account, request: Request): Promise<Record<string, unknown>> {

@@ -10,7 +10,7 @@ export { ConfigError, PortcullisError, TokenError, type PortcullisErrorCode, typ
 export { DEVELOPMENT_KEY, decodeBase64Key, resolveSigningKey, type SigningKey } from './key/key-guard.js';
 export { Secret } from './key/secret.js';
 export { consoleLoggerFactory, silentLoggerFactory, type Logger, type LoggerFactory } from './logging/logger.js';
-export type { AuthContext, ShieldResult, Transport } from './contracts/auth-context.js';
+export type { AcceptedCredential, AuthContext, ShieldResult, Transport } from './contracts/auth-context.js';
 export type { Principal } from './contracts/principal.js';
 export type { IShieldAuth, ShieldAuth } from './contracts/shield-auth.js';
 export { SESSION_TOKEN_SUFFIX, type RefreshResult, type RevocationEvent, type RevocationSubscribe, type UpgradeResult } from './contracts/sessions.js';
@@ -30,10 +30,10 @@ export { Shield, type ShieldClass } from './shield/shield.decorator.js';
 export { JwtShield } from './shield/jwt-shield.decorator.js';
 export { SessionShield } from './shield/session-shield.decorator.js';
 export { Authorize, type AuthorizeOptions, type AuthorizeRequirement } from './shield/authorize.decorator.js';
-export { readShieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
+export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
 export { PORTCULLIS_CONTAINER } from './shield/container-token.js';
 export { ShieldEnforcer, REFUSALS, type EnforceResult, type RefusalCode } from './shield/shield-enforcer.js';
-export { JwtAuth, type VerifiedJwt } from './shield/jwt-auth.js';
+export { JwtAuth } from './shield/jwt-auth.js';
 export { SessionAuth } from './shield/session-auth.js';
 export { SessionOrJwtAuth } from './shield/session-or-jwt-auth.js';
 export { bearerCredential } from './shield/bearer-credential.js';
@@ -44,7 +44,7 @@ export { readPortalPlan, type GateRoute, type PortalPlan } from './realtime/port
 export type { ConnectionContext, GateContext, GateHandler } from './realtime/connection-context.js';
 export { WIRE_ERROR_MESSAGES, encodeReply, errorReply, type GateReply, type GateRequest, type WireError, type WireErrorCode } from './realtime/wire-frames.js';
 export { readAuthFrame, authReply, type AuthFrame, type AuthReply } from './realtime/auth-frame.js';
-export { ConnectionAuthenticator, type ConnectionAuthResult } from './realtime/connection-authenticator.js';
+export { CONNECTION_PLAN, type Admission, type Admitted } from './realtime/connection-plan.js';
 export { GateDispatcher, type PortalClass } from './realtime/gate-dispatcher.js';
 export { DEFAULT_MAX_FRAME_BYTES, FRAME_HEADER_BYTES, encodeFrame, FrameDecoder, FrameTooLargeError, parseJsonFrame } from './realtime/frame-codec.js';
 export { ReplySequencer, type PendingReply, type ReplySequencerOptions } from './realtime/reply-sequencer.js';
@@ -62,7 +62,6 @@ export type { ConnectionProtocolOptions, HandshakeMode, ProtocolCloseReason } fr
 export {
   ConnectionRegistry,
   type ConnectionCloseCode,
-  type ConnectionCredential,
   type ConnectionInit,
   type LiveConnection,
   type RevocationSource,

@@ -127,8 +127,8 @@ export class UdpTransport {
 
   private async authenticated(token: unknown, conn: ConnectionContext): Promise<boolean> {
     if (typeof token !== 'string') return false;
-    const auth = await this.options.dispatcher.authenticateConnection(token, conn);
-    return auth.ok && auth.kind !== 'anonymous';
+    const admission = await this.options.dispatcher.admit({ ...conn, credential: token });
+    return admission.ok;
   }
 }
 

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { silentLoggerFactory, type GateReply } from '@portcullis/core';
+import { ConnectionRegistry, silentLoggerFactory, type GateReply } from '@portcullis/core';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { Heartbeat } from './heartbeat.js';
@@ -33,18 +33,19 @@ function deferredReplies() {
   const dispatcher = {
     dispatchText: () => new Promise<GateReply>((resolve) => pending.push(resolve)),
     dispatch: () => Promise.reject(new Error('not used')),
-    authenticateConnection: () => Promise.reject(new Error('not used')),
+    admit: () => Promise.reject(new Error('not used')),
   };
   return { dispatcher, answer: (i: number, size: number, char = 'x') => pending[i]!({ id: i, ok: true, data: char.repeat(size) }) };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+const registry = () => new ConnectionRegistry({ onRevocation: () => () => undefined }, silentLoggerFactory);
 
 describe('WebSocketConnection backpressure', () => {
   it('resumes reading once the send buffer drains, even when the reply that drains it was sent below the pause mark', async () => {
     const ws = new FakeSocket();
     const { dispatcher, answer } = deferredReplies();
-    const options = resolveWebSocketOptions({ dispatcher: dispatcher as never, maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
+    const options = resolveWebSocketOptions({ dispatcher: dispatcher as never, registry: registry(), maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
     new WebSocketConnection(ws as unknown as WebSocket, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
     ws.emit('message', Buffer.from('{}'), false);
     ws.emit('message', Buffer.from('{}'), false);
@@ -68,7 +69,7 @@ describe('WebSocketConnection backpressure', () => {
     const connect = () => {
       const ws = new FakeSocket();
       const replies = deferredReplies();
-      const options = resolveWebSocketOptions({ dispatcher: replies.dispatcher as never, maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
+      const options = resolveWebSocketOptions({ dispatcher: replies.dispatcher as never, registry: registry(), maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
       new WebSocketConnection(ws as unknown as WebSocket, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
       ws.emit('message', Buffer.from('{}'), false);
       return { ws, ...replies };

@@ -1,6 +1,6 @@
 import {
   ConnectionProtocol,
-  type ConnectionCredential,
+  type Admitted,
   type HandshakeMode,
   type Logger,
   type ProtocolCloseReason,
@@ -41,7 +41,7 @@ export interface WebSocketPeer {
   readonly clientId: string;
   readonly remoteAddress: string | undefined;
   readonly handshake: HandshakeMode;
-  readonly credential?: ConnectionCredential;
+  readonly credential?: Admitted;
   readonly memo?: Map<unknown, unknown>;
 }
 

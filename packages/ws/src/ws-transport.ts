@@ -99,10 +99,9 @@ export class WebSocketTransport {
     if (token === undefined) return { clientId, remoteAddress, handshake: 'optional' };
     if (token === null) return 401;
     const memo = new Map<unknown, unknown>();
-    const auth = await this.options.dispatcher.authenticateConnection(token, { clientId, transport: 'ws', remoteAddress, memo });
-    if (!auth.ok) return auth.code === 'unavailable' ? 503 : 401;
-    if (auth.kind === 'anonymous') return 401;
-    return { clientId, remoteAddress, handshake: 'done', credential: { token, auth }, memo };
+    const admission = await this.options.dispatcher.admit({ transport: 'ws', credential: token, clientId, remoteAddress, memo });
+    if (!admission.ok) return admission.code === 'unavailable' ? 503 : 401;
+    return { clientId, remoteAddress, handshake: 'done', credential: admission, memo };
   }
 
   private accept(ws: WebSocket, peer: WebSocketPeer): void {

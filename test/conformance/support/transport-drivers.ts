@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { silentLoggerFactory } from '@portcullis/core';
+import { ConnectionRegistry, silentLoggerFactory } from '@portcullis/core';
 import { createTcpTransport, type TcpTransport, type TcpTransportOptions } from '@portcullis/tcp';
 import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from '@portcullis/udp';
 import { attachWebSocketTransport, type WebSocketTransport, type WebSocketTransportOptions } from '@portcullis/ws';
@@ -16,8 +16,11 @@ export { ConnectRefused, type Closed, type RealtimeClient } from './test-clients
 export type TransportName = 'ws' | 'tcp' | 'udp';
 
 export interface StartOptions {
-  /** Track connections in the stack's registry (revocation closes them). Default true. */
-  readonly registry?: boolean;
+  /**
+   * Track connections in a registry that hears no revocation event, as on a server
+   * whose event was lost: only the per-message check can refuse a revoked credential.
+   */
+  readonly deafRegistry?: boolean;
   readonly ws?: Partial<WebSocketTransportOptions>;
   readonly tcp?: Partial<TcpTransportOptions>;
   readonly udp?: Partial<UdpTransportOptions>;
@@ -32,6 +35,10 @@ export interface TransportDriver {
   stop(): Promise<void>;
 }
 
+function deafRegistry(): ConnectionRegistry {
+  return new ConnectionRegistry({ onRevocation: () => () => undefined }, silentLoggerFactory);
+}
+
 export function wsDriver(): TransportDriver & { url(): string; transport(): WebSocketTransport; connectWithAuthFrame(token: string | null): Promise<{ client: RealtimeClient; answer: unknown }> } {
   let server: Server;
   let transport: WebSocketTransport;
@@ -41,7 +48,7 @@ export function wsDriver(): TransportDriver & { url(): string; transport(): WebS
     connectionOriented: true,
     async start(stack, options = {}) {
       server = createServer((_req, res) => res.writeHead(404).end());
-      transport = attachWebSocketTransport(server, { loggers: silentLoggerFactory, dispatcher: stack.dispatcher, registry: options.registry === false ? undefined : stack.registry, ...options.ws });
+      transport = attachWebSocketTransport(server, { loggers: silentLoggerFactory, dispatcher: stack.dispatcher, registry: options.deafRegistry ? deafRegistry() : stack.registry, ...options.ws });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
       url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws`;
     },
@@ -69,7 +76,7 @@ export function tcpDriver(): TransportDriver & { port(): number; transport(): Tc
     name: 'tcp',
     connectionOriented: true,
     async start(stack, options = {}) {
-      transport = createTcpTransport({ loggers: silentLoggerFactory, dispatcher: stack.dispatcher, registry: options.registry === false ? undefined : stack.registry, ...options.tcp });
+      transport = createTcpTransport({ loggers: silentLoggerFactory, dispatcher: stack.dispatcher, registry: options.deafRegistry ? deafRegistry() : stack.registry, ...options.tcp });
       port = (await transport.listen(0, '127.0.0.1')).port;
     },
     connect: (token) => connectTcp(port, token),

@@ -34,14 +34,30 @@ export interface AuthContext {
   readonly gate?: string;
   /**
    * Per-connection memo that shields may use to skip repeated work for the same
-   * credential (a connection carries at most one credential). Cleared by the
-   * connection registry when the credential is revoked.
+   * credential (a connection carries at most one credential). Kept while the
+   * connection lives; cleared by the connection registry when it closes or its
+   * credential is revoked.
    */
   readonly memo?: Map<unknown, unknown>;
 }
 
 /**
- * The outcome of one shield: a principal, or a refusal with its code.
+ * The portcullis credential a built-in shield accepted: a session token, or a JWT
+ * access token with its `jti` and login family. The connection registry indexes a
+ * connection by it, so a revocation naming any of these closes the connection.
+ *
+ * @example
+ * ```ts
+ * if (verdict.ok && verdict.credential?.kind === 'jwt') audit.log('JWT connection', verdict.credential.jti);
+ * ```
+ */
+export type AcceptedCredential =
+  | { readonly kind: 'session'; readonly token: string }
+  | { readonly kind: 'jwt'; readonly token: string; readonly jti: string; readonly family: string | undefined };
+
+/**
+ * The outcome of one shield: a principal, or a refusal with its code. The
+ * built-in shields also say which credential they accepted; a custom shield may.
  *
  * @example
  * ```ts
@@ -49,5 +65,5 @@ export interface AuthContext {
  * ```
  */
 export type ShieldResult =
-  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: true; readonly principal: Principal; readonly credential?: AcceptedCredential }
   | { readonly ok: false; readonly code: 'unauthorized' | 'forbidden' | 'unavailable'; readonly message?: string };

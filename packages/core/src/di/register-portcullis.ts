@@ -12,7 +12,6 @@ import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { resolveSigningKey } from '../key/key-guard.js';
 import { consoleLoggerFactory, type LoggerFactory } from '../logging/logger.js';
 import { PasswordHasher } from '../password/password-hasher.js';
-import { ConnectionAuthenticator } from '../realtime/connection-authenticator.js';
 import { ConnectionRegistry } from '../realtime/connection-registry.js';
 import { GateDispatcher } from '../realtime/gate-dispatcher.js';
 import { registerSessionServices } from '../session/register-session-services.js';
@@ -108,7 +107,6 @@ export function registerPortcullis(container: DependencyContainer, options: Port
   const stores = registerSessionServices(container, options.stores);
   container.registerSingleton(JwtAuth);
   container.registerSingleton(SessionAuth);
-  container.registerSingleton(ConnectionAuthenticator);
   container.registerSingleton(GateDispatcher);
   container.registerSingleton(ConnectionRegistry);
   registerAccountServices(container);

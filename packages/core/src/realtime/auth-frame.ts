@@ -1,4 +1,3 @@
-import type { ConnectionAuthResult } from './connection-authenticator.js';
 import { WIRE_ERROR_MESSAGES, type WireError, type WireErrorCode } from './wire-frames.js';
 
 /**
@@ -19,7 +18,7 @@ export interface AuthFrame {
  *
  * @example
  * ```ts
- * const answer: AuthReply = authReply(await dispatcher.authenticateConnection(frame.token));
+ * const answer: AuthReply = authReply(await dispatcher.admit({ ...ctx, credential: frame.token }));
  * ```
  */
 export type AuthReply =
@@ -46,15 +45,15 @@ export function readAuthFrame(raw: unknown): AuthFrame | undefined {
 }
 
 /**
- * The auth reply for an authentication outcome, or for a wire error code (for
+ * The auth reply for a connection's admission, or for a wire error code (for
  * example `bad_request` when the first frame was not an auth frame).
  *
  * @example
  * ```ts
- * socket.send(JSON.stringify(authReply(await authenticator.authenticate(frame.token))));
+ * socket.send(JSON.stringify(authReply(admission)));
  * ```
  */
-export function authReply(outcome: ConnectionAuthResult | WireErrorCode): AuthReply {
+export function authReply(outcome: { readonly ok: true } | { readonly ok: false; readonly code: WireErrorCode; readonly message: string } | WireErrorCode): AuthReply {
   if (typeof outcome === 'string') return { type: 'auth', ok: false, error: { code: outcome, message: WIRE_ERROR_MESSAGES[outcome] } };
   if (outcome.ok) return AUTH_OK;
   return { type: 'auth', ok: false, error: { code: outcome.code, message: outcome.message } };

@@ -3,7 +3,8 @@
  * own: how the handshake goes and why a connection is closed.
  */
 import type { Transport } from '../contracts/auth-context.js';
-import type { ConnectionCredential, ConnectionRegistry } from './connection-registry.js';
+import type { Admitted } from './connection-plan.js';
+import type { ConnectionRegistry } from './connection-registry.js';
 import type { GateDispatcher } from './gate-dispatcher.js';
 
 /**
@@ -43,16 +44,16 @@ export type HandshakeMode = 'required' | 'optional' | 'done';
  * ```
  */
 export interface ConnectionProtocolOptions {
-  readonly dispatcher: Pick<GateDispatcher, 'dispatch' | 'dispatchText' | 'authenticateConnection'>;
-  /** Tracks the connection for revocation and push; without it nothing closes on revocation. */
-  readonly registry?: Pick<ConnectionRegistry, 'add' | 'attach' | 'remove'>;
+  readonly dispatcher: Pick<GateDispatcher, 'dispatch' | 'dispatchText' | 'admit'>;
+  /** Tracks the connection, so a revocation closes it and pushes reach it. */
+  readonly registry: Pick<ConnectionRegistry, 'add' | 'attach' | 'remove'>;
   readonly transport: Transport;
   readonly clientId: string;
   readonly remoteAddress: string | undefined;
   readonly handshake: HandshakeMode;
-  /** With `handshake: 'done'`: the credential the transport authenticated. */
-  readonly credential?: ConnectionCredential;
-  /** A memo already warmed by the transport's `authenticateConnection` call. */
+  /** With `handshake: 'done'`: the credential the transport's `admit` call accepted. */
+  readonly credential?: Admitted;
+  /** The memo that `admit` call filled; the connection keeps it. */
   readonly memo?: Map<unknown, unknown>;
   /** Sends one JSON text message (reply, auth reply, push). */
   readonly send: (text: string) => void;

@@ -1,8 +1,10 @@
+import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../contracts/principal.js';
-import type { ConnectionAuthResult } from './connection-authenticator.js';
+import { silentLoggerFactory } from '../logging/logger.js';
 import type { ConnectionContext } from './connection-context.js';
-import type { ConnectionInit } from './connection-registry.js';
+import type { Admission } from './connection-plan.js';
+import { ConnectionRegistry, type ConnectionInit } from './connection-registry.js';
 import { ConnectionProtocol } from './connection-protocol.js';
 import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
 import { errorReply, type GateReply } from './wire-frames.js';
@@ -10,7 +12,7 @@ import { errorReply, type GateReply } from './wire-frames.js';
 const alice: Principal = { id: 'alice', name: undefined, roles: [], claims: {}, via: 'session' };
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-function fakeDispatcher(auth: (token: unknown) => ConnectionAuthResult) {
+function fakeDispatcher(auth: (token: unknown) => Admission) {
   const dispatch = async (raw: unknown, conn: ConnectionContext): Promise<GateReply> => {
     const frame = raw as { id?: unknown; gate?: string };
     if (typeof frame?.id !== 'number') return errorReply(null, 'bad_request');
@@ -25,7 +27,7 @@ function fakeDispatcher(auth: (token: unknown) => ConnectionAuthResult) {
         return errorReply(null, 'bad_request');
       }
     },
-    authenticateConnection: async (token: unknown) => auth(token),
+    admit: async (ctx: { credential: string | undefined }) => auth(ctx.credential),
   };
 }
 
@@ -33,7 +35,10 @@ function harness(overrides: Partial<ConnectionProtocolOptions> = {}) {
   const sent: unknown[] = [];
   const closed: ProtocolCloseReason[] = [];
   const protocol = new ConnectionProtocol({
-    dispatcher: fakeDispatcher((token) => (token === 'good' ? { ok: true, kind: 'session', principal: alice } : { ok: false, code: 'unauthorized', message: 'no' })),
+    dispatcher: fakeDispatcher((token) =>
+      token === 'good' ? { ok: true, principal: alice, credential: { kind: 'session', token } } : { ok: false, code: 'unauthorized', message: 'no' },
+    ),
+    registry: new ConnectionRegistry({ onRevocation: () => () => undefined }, silentLoggerFactory),
     transport: 'tcp',
     clientId: 'c1',
     remoteAddress: undefined,

@@ -5,11 +5,10 @@
  * order, the connection tracked in the registry so revocation can close it. A
  * transport only moves messages in and out and maps the close reasons.
  */
-import { authReply, readAuthFrame, type AuthReply } from './auth-frame.js';
-import type { ConnectionAuthResult } from './connection-authenticator.js';
+import { authReply, readAuthFrame } from './auth-frame.js';
 import type { ConnectionContext } from './connection-context.js';
+import type { Admission, Admitted } from './connection-plan.js';
 import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
-import type { ConnectionCredential } from './connection-registry.js';
 import { parseJsonFrame } from './frame-codec.js';
 import { ReplySequencer } from './reply-sequencer.js';
 import { encodeReply, WIRE_ERROR_MESSAGES, type GateReply } from './wire-frames.js';
@@ -38,7 +37,7 @@ export class ConnectionProtocol {
   private readonly options: ConnectionProtocolOptions;
   private readonly replies: ReplySequencer<string>;
   private readonly queued: (string | Uint8Array)[] = [];
-  private connection: ConnectionContext;
+  private readonly connection: ConnectionContext;
   private heldDuringAuth = false;
 
   constructor(options: ConnectionProtocolOptions) {
@@ -90,7 +89,7 @@ export class ConnectionProtocol {
     this.state = 'closed';
     this.queued.length = 0;
     this.replies.close();
-    this.options.registry?.remove(this.options.clientId);
+    this.options.registry.remove(this.options.clientId);
   }
 
   private first(message: string | Uint8Array): void {
@@ -104,23 +103,27 @@ export class ConnectionProtocol {
       return;
     }
     this.state = 'authenticating';
+    if (frame.token === null) return this.authenticated(ANONYMOUS);
     const { clientId, transport, remoteAddress } = this.options;
-    this.options.dispatcher
-      .authenticateConnection(frame.token, { clientId, transport, remoteAddress, memo: this.connection.memo })
-      .then((auth) => this.authenticated(frame.token, auth), () => this.authenticated(frame.token, UNAVAILABLE))
-      .catch(() => this.abandon());
+    let admission: Admission | Promise<Admission>;
+    try {
+      admission = this.options.dispatcher.admit({ transport, credential: frame.token, clientId, remoteAddress, memo: this.connection.memo });
+    } catch {
+      admission = UNAVAILABLE;
+    }
+    if (!(admission instanceof Promise)) return this.authenticated(admission);
+    admission.then((answer) => this.authenticated(answer), () => this.authenticated(UNAVAILABLE)).catch(() => this.abandon());
   }
 
-  private authenticated(token: string | null, auth: ConnectionAuthResult): void {
+  private authenticated(admission: Admission | typeof ANONYMOUS): void {
     if (this.state !== 'authenticating') return;
-    const answer: AuthReply = authReply(auth);
-    if (!auth.ok) {
-      this.sendText(JSON.stringify(answer));
-      return this.shut(auth.code, auth.code === 'unavailable' ? 'authentication unavailable' : 'authentication refused');
+    if (!admission.ok) {
+      this.sendText(JSON.stringify(authReply(admission)));
+      return this.shut(admission.code === 'unavailable' ? 'unavailable' : 'unauthorized', admission.code === 'unavailable' ? 'authentication unavailable' : 'authentication refused');
     }
-    if (token !== null && auth.kind !== 'anonymous') this.credential({ token, auth });
+    if (admission !== ANONYMOUS) this.options.registry.attach(this.options.clientId, admission as Admitted);
     this.state = 'open';
-    this.sendText(JSON.stringify(answer));
+    this.sendText(JSON.stringify(AUTH_OK));
     for (const message of this.queued.splice(0)) this.receive(message);
     if (this.heldDuringAuth) {
       this.heldDuringAuth = false;
@@ -128,14 +131,8 @@ export class ConnectionProtocol {
     }
   }
 
-  private credential(credential: ConnectionCredential): void {
-    if (this.options.registry) this.options.registry.attach(this.options.clientId, credential);
-    else this.connection = { ...this.connection, credential: credential.token };
-  }
-
-  private track(credential: ConnectionCredential | undefined): ConnectionContext {
+  private track(admitted: Admitted | undefined): ConnectionContext {
     const { registry, clientId, transport, remoteAddress, memo } = this.options;
-    if (registry === undefined) return { clientId, transport, remoteAddress, credential: credential?.token, memo: memo ?? new Map() };
     const init = {
       clientId,
       transport,
@@ -144,7 +141,7 @@ export class ConnectionProtocol {
       send: (frame: unknown) => this.sendText(encodePush(frame)),
       close: () => this.revoked(),
     };
-    return registry.add(init, credential);
+    return registry.add(init, admitted);
   }
 
   private revoked(): void {
@@ -182,8 +179,11 @@ export class ConnectionProtocol {
 
 /** Not a request object: the dispatcher answers it `bad_request` with id null, as bad JSON. */
 const INVALID_JSON = Symbol('invalid-json');
-const UNAVAILABLE: ConnectionAuthResult = Object.freeze({ ok: false, code: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable });
-const REVOKED: ConnectionAuthResult = Object.freeze({ ok: false, code: 'unauthorized', message: 'the credential was revoked' });
+const UNAVAILABLE: Admission = Object.freeze({ ok: false, code: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable });
+const REVOKED: Admission = Object.freeze({ ok: false, code: 'unauthorized', message: 'the credential was revoked' });
+/** `{"type":"auth","token":null}`: an anonymous connection, for open gates only. */
+const ANONYMOUS = Object.freeze({ ok: true } as const);
+const AUTH_OK = authReply(ANONYMOUS);
 
 function encodePush(frame: unknown): string {
   return typeof frame === 'object' && frame !== null && 'ok' in frame && 'id' in frame ? encodeReply(frame as GateReply) : JSON.stringify(frame);

@@ -3,12 +3,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
 import type { RevocationEvent } from '../contracts/sessions.js';
 import { silentLoggerFactory } from '../logging/logger.js';
-import { ConnectionAuthenticator } from './connection-authenticator.js';
-import { ConnectionRegistry, type ConnectionCredential } from './connection-registry.js';
+import type { Admitted } from './connection-plan.js';
+import { ConnectionRegistry } from './connection-registry.js';
+import { GateDispatcher } from './gate-dispatcher.js';
 
 let fx: ShieldFixture;
 let registry: ConnectionRegistry;
-let authenticator: ConnectionAuthenticator;
+let dispatcher: GateDispatcher;
 
 function open(clientId: string) {
   const closed = vi.fn();
@@ -17,16 +18,16 @@ function open(clientId: string) {
   return { init, closed, sent };
 }
 
-async function credential(token: string): Promise<ConnectionCredential> {
-  const auth = await authenticator.authenticate(token);
-  if (!auth.ok) throw new Error(`test token refused: ${auth.code}`);
-  return { token, auth };
+async function credential(token: string): Promise<Admitted> {
+  const admission = await dispatcher.admit({ transport: 'ws', credential: token, clientId: 'admit', remoteAddress: undefined });
+  if (!admission.ok) throw new Error(`test token refused: ${admission.code}`);
+  return admission;
 }
 
 beforeEach(async () => {
   fx = await createShieldFixture();
   registry = fx.container.resolve(ConnectionRegistry);
-  authenticator = fx.container.resolve(ConnectionAuthenticator);
+  dispatcher = fx.container.resolve(GateDispatcher);
 });
 
 afterEach(async () => {
@@ -63,7 +64,7 @@ describe('ConnectionRegistry: revocation', () => {
     registry.add(a.init, await credential(await fx.session('p1')));
     registry.add(b.init, await credential(fx.jwt('p1')));
     registry.add(c.init, await credential(await fx.session('p2')));
-    registry.add(anon.init, { token: '', auth: { ok: true, kind: 'anonymous', principal: undefined } });
+    registry.add(anon.init);
     await fx.sessions.revokeAllFor('p1');
     expect(a.closed).toHaveBeenCalledTimes(1);
     expect(b.closed).toHaveBeenCalledTimes(1);
@@ -139,7 +140,7 @@ describe('ConnectionRegistry: missed events', () => {
     let emit: (event: RevocationEvent) => void = () => undefined;
     const fake = new ConnectionRegistry({ onRevocation: (listener) => ((emit = listener), () => undefined) }, silentLoggerFactory);
     const a = open('a');
-    const conn = fake.add(a.init, { token: 'x', auth: { ok: true, kind: 'session', principal: { id: 'p', name: undefined, roles: [], claims: {}, via: 'session' } } });
+    const conn = fake.add(a.init, { ok: true, credential: { kind: 'session', token: 'x' }, principal: { id: 'p', name: undefined, roles: [], claims: {}, via: 'session' } });
     conn.memo.set('kept', true);
     emit({ sessionTokens: [], jtis: [] });
     expect(conn.memo.size).toBe(0);

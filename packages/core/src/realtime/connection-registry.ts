@@ -4,8 +4,8 @@ import type { RevocationEvent, RevocationSubscribe } from '../contracts/sessions
 import { LOGGER_FACTORY } from '../di/tokens.js';
 import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
-import type { ConnectionAuthResult } from './connection-authenticator.js';
 import type { ConnectionContext } from './connection-context.js';
+import type { Admitted } from './connection-plan.js';
 
 /**
  * Why the registry closes a connection; transports map it (WebSocket: 4401).
@@ -33,22 +33,9 @@ export interface ConnectionInit {
   readonly send: (frame: unknown) => void;
   /** Closes the connection; called once, after the registry forgot it. */
   readonly close: (code: ConnectionCloseCode, reason: string) => void;
-  /** A memo already warmed by `authenticateConnection`, if any. */
+  /** The memo the connection's admission already filled, if any; the registry keeps it. */
   readonly memo?: Map<unknown, unknown>;
   readonly tokenInFrame?: boolean;
-}
-
-/**
- * An authenticated credential to attach to a connection.
- *
- * @example
- * ```ts
- * if (auth.ok && auth.kind !== 'anonymous') registry.attach(clientId, { token, auth } satisfies ConnectionCredential);
- * ```
- */
-export interface ConnectionCredential {
-  readonly token: string;
-  readonly auth: Extract<ConnectionAuthResult, { ok: true }>;
 }
 
 /**
@@ -82,12 +69,13 @@ export interface RevocationSource {
 interface Entry extends LiveConnection {
   credential: string | undefined;
   principalId: string | undefined;
-  jti: string | undefined;
-  fam: string | undefined;
+  accepted: Admitted['credential'] | undefined;
 }
 
 /**
- * Knows which live connection holds which credential and principal. On every
+ * Knows which live connection holds which credential and principal, indexed from
+ * the credential the enforcer accepted (session token, or JWT `jti` and login
+ * family). On every
  * revocation event (a logout, `revokeAllFor`, a family revocation; with Redis from
  * any server) it forgets and closes the connections holding a revoked session
  * token, JWT `jti` or principal, and clears their memo. An event naming nothing
@@ -96,8 +84,8 @@ interface Entry extends LiveConnection {
  *
  * @example
  * ```ts
- * const conn = registry.add({ clientId, transport: 'ws', remoteAddress, send: (f) => ws.send(JSON.stringify(f)), close: () => ws.close(4401) },
- *   { token, auth });
+ * const admission = await dispatcher.admit({ transport: 'ws', credential: token, clientId, remoteAddress, memo });
+ * if (admission.ok) registry.add({ clientId, transport: 'ws', remoteAddress, memo, send: (f) => ws.send(JSON.stringify(f)), close: () => ws.close(4401) }, admission);
  * ws.on('close', () => registry.remove(clientId));
  * registry.sendToPrincipal('player-42', { type: 'event', data: 'match found' });
  * ```
@@ -126,11 +114,11 @@ export class ConnectionRegistry {
   }
 
   /**
-   * Tracks a new connection, optionally with its credential.
+   * Tracks a new connection, with its admitted credential if it has one.
    *
    * @throws TypeError when the client id is already tracked.
    */
-  add(init: ConnectionInit, credential?: ConnectionCredential): LiveConnection {
+  add(init: ConnectionInit, admitted?: Admitted): LiveConnection {
     if (this.byId.has(init.clientId)) throw new TypeError('a connection with this client id is already registered');
     const entry: Entry = {
       clientId: init.clientId,
@@ -138,32 +126,35 @@ export class ConnectionRegistry {
       remoteAddress: init.remoteAddress,
       credential: undefined,
       principalId: undefined,
-      jti: undefined,
-      fam: undefined,
+      accepted: undefined,
       memo: init.memo ?? new Map(),
       tokenInFrame: init.tokenInFrame,
       send: init.send,
       close: init.close,
     };
     this.byId.set(entry.clientId, entry);
-    if (credential) this.attach(entry.clientId, credential);
+    if (admitted) this.attach(entry.clientId, admitted);
     return entry;
   }
 
-  /** Gives a tracked connection its (one) credential, replacing any earlier one; false when unknown. */
-  attach(clientId: string, { token, auth }: ConnectionCredential): boolean {
+  /**
+   * Gives a tracked connection its (one) credential, replacing any earlier one; false
+   * when unknown. The connection's memo is kept: the admission just filled it for
+   * this credential, and entries for another credential are never reused.
+   */
+  attach(clientId: string, { principal, credential }: Admitted): boolean {
     const entry = this.byId.get(clientId);
     if (!entry) return false;
     this.unindex(entry);
-    entry.memo.clear();
-    if (auth.kind === 'anonymous') return true;
-    entry.credential = token;
-    entry.principalId = auth.principal.id;
-    index(this.byPrincipal, auth.principal.id, entry);
-    if (auth.kind === 'jwt') {
-      index(this.byJti, (entry.jti = auth.jti), entry);
-      if (auth.fam !== undefined) index(this.byFamily, (entry.fam = auth.fam), entry);
-    } else index(this.byCredential, token, entry);
+    entry.credential = credential.token;
+    entry.accepted = credential;
+    entry.principalId = principal.id;
+    index(this.byPrincipal, principal.id, entry);
+    if (credential.kind === 'session') index(this.byCredential, credential.token, entry);
+    else {
+      index(this.byJti, credential.jti, entry);
+      if (credential.family !== undefined) index(this.byFamily, credential.family, entry);
+    }
     return true;
   }
 
@@ -230,11 +221,14 @@ export class ConnectionRegistry {
   }
 
   private unindex(entry: Entry): void {
+    const accepted = entry.accepted;
     if (entry.principalId !== undefined) unindex(this.byPrincipal, entry.principalId, entry);
-    if (entry.fam !== undefined) unindex(this.byFamily, entry.fam, entry);
-    if (entry.jti !== undefined) unindex(this.byJti, entry.jti, entry);
-    else if (entry.credential !== undefined) unindex(this.byCredential, entry.credential, entry);
-    entry.credential = entry.principalId = entry.jti = entry.fam = undefined;
+    if (accepted?.kind === 'session') unindex(this.byCredential, accepted.token, entry);
+    else if (accepted?.kind === 'jwt') {
+      unindex(this.byJti, accepted.jti, entry);
+      if (accepted.family !== undefined) unindex(this.byFamily, accepted.family, entry);
+    }
+    entry.credential = entry.principalId = entry.accepted = undefined;
   }
 }
 

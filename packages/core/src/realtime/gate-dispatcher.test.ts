@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { injectable } from 'tsyringe';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
+import type { AuthContext } from '../contracts/auth-context.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { Authorize } from '../shield/authorize.decorator.js';
 import { JwtShield } from '../shield/jwt-shield.decorator.js';
@@ -220,29 +221,33 @@ describe('GateDispatcher: registration', () => {
   });
 });
 
-describe('GateDispatcher.authenticateConnection', () => {
-  it('accepts no token as anonymous, a session token and a JWT, and refuses anything else', async () => {
+describe('GateDispatcher.admit: a connection credential decided by the enforcer', () => {
+  const admit = (credential: unknown, extra: Partial<AuthContext> = {}) =>
+    dispatcher.admit({ transport: 'ws', credential: credential as string, clientId: 'c', remoteAddress: undefined, ...extra });
+
+  it('accepts a session token and a JWT, naming the credential it accepted, and refuses anything else', async () => {
     const pair = fx.issuer.issueLoginPair('p-jwt');
-    expect(await dispatcher.authenticateConnection(null)).toEqual({ ok: true, kind: 'anonymous', principal: undefined });
-    expect(await dispatcher.authenticateConnection(await fx.session('p-s'))).toMatchObject({ ok: true, kind: 'session', principal: { id: 'p-s' } });
-    expect(await dispatcher.authenticateConnection(pair.accessToken)).toMatchObject({ ok: true, kind: 'jwt', principal: { id: 'p-jwt' }, jti: pair.accessJti });
+    const session = await fx.session('p-s');
+    expect(await admit(session)).toMatchObject({ ok: true, principal: { id: 'p-s' }, credential: { kind: 'session', token: session } });
+    expect(await admit(pair.accessToken)).toMatchObject({ ok: true, principal: { id: 'p-jwt' }, credential: { kind: 'jwt', token: pair.accessToken, jti: pair.accessJti } });
     for (const token of ['', 'garbage', 42, {}, pair.refreshToken, '3b241101-e2bb-4255-8caf-4136c566a962;session']) {
-      expect(await dispatcher.authenticateConnection(token)).toMatchObject({ ok: false, code: 'unauthorized' });
+      expect(await admit(token)).toMatchObject({ ok: false, code: 'unauthorized' });
     }
   });
 
   it('refuses an upgraded JWT and answers unavailable when the store is down', async () => {
     const jwt = fx.jwt('p');
     await fx.sessions.upgrade(jwt);
-    expect(await dispatcher.authenticateConnection(jwt)).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(await admit(jwt)).toMatchObject({ ok: false, code: 'unauthorized' });
     vi.spyOn(fx.sessions, 'isJwtInvalidated').mockRejectedValue(new PortcullisError('unavailable', 'down'));
-    expect(await dispatcher.authenticateConnection(fx.jwt('p'))).toMatchObject({ ok: false, code: 'unavailable' });
+    vi.spyOn(fx.sessions, 'isJwtInvalidatedNow').mockReturnValue(undefined);
+    expect(await admit(fx.jwt('p'))).toMatchObject({ ok: false, code: 'unavailable' });
   });
 
   it('warms the connection memo so the first gated message needs no store read', async () => {
     const memo = new Map();
     const token = await fx.session('p');
-    await dispatcher.authenticateConnection(token, { transport: 'ws', clientId: 'c', memo });
+    await admit(token, { memo });
     const validate = vi.spyOn(fx.sessions, 'validate');
     expect(await dispatcher.dispatch(request('move', { x: 1, y: 1 }), conn(token, { memo }))).toMatchObject({ ok: true });
     expect(validate).not.toHaveBeenCalled();

@@ -4,8 +4,10 @@ import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../loggin
 import { PORTCULLIS_CONTAINER } from '../shield/container-token.js';
 import { ShieldEnforcer, type EnforceResult } from '../shield/shield-enforcer.js';
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
-import { ConnectionAuthenticator, type ConnectionAuthResult } from './connection-authenticator.js';
+import type { AuthContext } from '../contracts/auth-context.js';
+import { REFUSALS } from '../shield/shield-enforcer.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
+import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
 import { parseJsonFrame } from './frame-codec.js';
 import { readPortalPlan } from './portal-reader.js';
 import { errorReply, type GateReply } from './wire-frames.js';
@@ -52,7 +54,6 @@ export class GateDispatcher {
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
     private readonly enforcer: ShieldEnforcer,
-    private readonly authenticator: ConnectionAuthenticator,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
   ) {
     this.log = loggers.create('portcullis:realtime');
@@ -123,12 +124,29 @@ export class GateDispatcher {
   }
 
   /**
-   * Checks the credential of a connection (WebSocket upgrade header, auth frame,
-   * TCP handshake): session token or JWT; null or undefined is anonymous.
+   * Decides a connection's credential (WebSocket `Authorization` header, auth frame,
+   * a datagram's `token`) on {@link CONNECTION_PLAN}, through the same enforcer as
+   * every gate: a session token or a JWT access token. The shield's work lands in
+   * `ctx.memo`, so the connection's first gated message repeats none of it. Answers
+   * at once when the shield did; never throws.
+   *
+   * @example
+   * ```ts
+   * const admission = await dispatcher.admit({ transport: 'ws', credential: token, clientId, remoteAddress, memo });
+   * if (admission.ok) registry.add(init, admission);
+   * ```
    */
-  authenticateConnection(token: unknown, conn?: Partial<Omit<ConnectionContext, 'credential'>>): Promise<ConnectionAuthResult> {
-    return this.authenticator.authenticate(token, conn);
+  admit(ctx: AuthContext): Admission | Promise<Admission> {
+    const verdict = this.enforcer.decide(CONNECTION_PLAN, ctx);
+    return verdict instanceof Promise ? verdict.then(admission) : admission(verdict);
   }
+}
+
+/** A connection needs a principal and a credential to index; a verdict without them fails closed. */
+function admission(verdict: EnforceResult): Admission {
+  if (!verdict.ok) return verdict;
+  const { principal, credential } = verdict;
+  return principal !== undefined && credential !== undefined ? { ok: true, principal, credential } : REFUSALS.unavailable;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

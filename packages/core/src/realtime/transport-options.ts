@@ -17,8 +17,8 @@ import type { GateDispatcher } from './gate-dispatcher.js';
 export interface ConnectionTransportOptions {
   /** Routes requests to gates and checks credentials. */
   readonly dispatcher: GateDispatcher;
-  /** Tracks connections so a revocation closes them and pushes reach them. Strongly recommended. */
-  readonly registry?: ConnectionRegistry;
+  /** Tracks connections so a revocation closes them and pushes reach them. Required: without it a revoked credential's socket would stay open. */
+  readonly registry: ConnectionRegistry;
   /**
    * Send-buffer limit in bytes: reading pauses while replies pile up unsent, and a
    * client whose unsent output would pass this is dropped. Default 1 MiB.
@@ -34,12 +34,12 @@ export interface ConnectionTransportOptions {
  *
  * @example
  * ```ts
- * const { maxBufferedBytes } = resolveConnectionTransportOptions({ dispatcher }); // 1048576
+ * const { maxBufferedBytes } = resolveConnectionTransportOptions({ dispatcher, registry }); // 1048576
  * ```
  */
 export interface ResolvedConnectionTransportOptions {
   readonly dispatcher: GateDispatcher;
-  readonly registry: ConnectionRegistry | undefined;
+  readonly registry: ConnectionRegistry;
   readonly maxBufferedBytes: number;
   readonly maxPendingRequests: number;
   readonly loggers: LoggerFactory | undefined;
@@ -50,7 +50,7 @@ export interface ResolvedConnectionTransportOptions {
  *
  * @example
  * ```ts
- * attachWebSocketTransport(http, { dispatcher, maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES / 4 });
+ * attachWebSocketTransport(http, { dispatcher, registry, maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES / 4 });
  * ```
  */
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -60,7 +60,7 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
  *
  * @example
  * ```ts
- * createTcpTransport({ dispatcher, maxPendingRequests: DEFAULT_MAX_PENDING_REQUESTS * 2 });
+ * createTcpTransport({ dispatcher, registry, maxPendingRequests: DEFAULT_MAX_PENDING_REQUESTS * 2 });
  * ```
  */
 export const DEFAULT_MAX_PENDING_REQUESTS = 64;
@@ -68,13 +68,17 @@ export const DEFAULT_MAX_PENDING_REQUESTS = 64;
 /**
  * Applies the shared defaults and checks the limits.
  *
- * @throws TypeError for a limit that is not a positive integer.
+ * @throws TypeError for a limit that is not a positive integer, or without a dispatcher or a registry.
  * @example
  * ```ts
  * const resolved = { ...resolveConnectionTransportOptions(options), authTimeoutMs: 5000 };
  * ```
  */
 export function resolveConnectionTransportOptions(options: ConnectionTransportOptions): ResolvedConnectionTransportOptions {
+  if (typeof options.dispatcher?.dispatch !== 'function') throw new TypeError('a transport needs a dispatcher (GateDispatcher)');
+  if (typeof options.registry?.add !== 'function') {
+    throw new TypeError('a transport needs a registry (ConnectionRegistry): without one, revoking a credential could not close its sockets');
+  }
   return {
     dispatcher: options.dispatcher,
     registry: options.registry,

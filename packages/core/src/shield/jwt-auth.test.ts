@@ -100,9 +100,9 @@ describe('JwtAuth', () => {
     expect(auth.authenticate(ctx(older))).toEqual({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
   });
 
-  it('answers the claims with verify(), for the connection registry', async () => {
+  it('names the JWT it accepted (token, jti), for the connection registry', async () => {
     const pair = fx.issuer.issueLoginPair('player-1');
-    const verified = await auth.verify(pair.accessToken);
-    expect(verified).toMatchObject({ ok: true, claims: { sub: 'player-1', jti: pair.accessJti } });
+    const verified = await auth.authenticate(ctx(pair.accessToken));
+    expect(verified).toMatchObject({ ok: true, principal: { id: 'player-1' }, credential: { kind: 'jwt', token: pair.accessToken, jti: pair.accessJti } });
   });
 });

@@ -11,7 +11,7 @@ type Refusal = Extract<ShieldResult, { ok: false }>;
 
 interface SessionMemo {
   readonly credential: string;
-  readonly result: { readonly ok: true; readonly principal: Principal };
+  readonly result: Extract<ShieldResult, { ok: true }>;
 }
 
 const MEMO_KEY = Symbol('portcullis:session-auth');
@@ -23,7 +23,8 @@ const UNAVAILABLE: Refusal = REFUSALS.unavailable;
 
 /**
  * The built-in session shield (`@SessionShield`): the credential must be a live
- * session token (`<uuid v4>;session`); a JWT is refused. Every request asks the
+ * session token (`<uuid v4>;session`); a JWT is refused. Its success names the
+ * accepted session token (`credential`). Every request asks the
  * session near cache (`peek`: a map lookup and a clock read, bounded by
  * `session:near-cache-seconds` and the token's expiry, dropped on revocation
  * events) and, on a miss, the store (`validate`). So a revoked or expired session
@@ -70,7 +71,7 @@ function answer(credential: string, principal: Principal | undefined, memo: Map<
     return INVALID;
   }
   if (kept !== undefined && kept.result.principal === principal) return kept.result;
-  const result = Object.freeze({ ok: true, principal } as const);
+  const result = Object.freeze({ ok: true, principal, credential: Object.freeze({ kind: 'session', token: credential } as const) } as const);
   memo?.set(MEMO_KEY, { credential, result });
   return result;
 }

@@ -1,5 +1,5 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
-import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
+import type { AcceptedCredential, AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { Principal } from '../contracts/principal.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { LOGGER_FACTORY } from '../di/tokens.js';
@@ -19,7 +19,8 @@ import type { ShieldClass } from './shield.decorator.js';
 export type RefusalCode = 'unauthorized' | 'forbidden' | 'unavailable';
 
 /**
- * The enforcer's verdict; `principal` is undefined for an open gate or route.
+ * The enforcer's verdict; `principal` is undefined for an open gate or route, and
+ * `credential` names what a built-in shield accepted.
  *
  * @example
  * ```ts
@@ -28,7 +29,7 @@ export type RefusalCode = 'unauthorized' | 'forbidden' | 'unavailable';
  * ```
  */
 export type EnforceResult =
-  | { readonly ok: true; readonly principal: Principal | undefined }
+  | { readonly ok: true; readonly principal: Principal | undefined; readonly credential?: AcceptedCredential }
   | { readonly ok: false; readonly code: RefusalCode; readonly message: string };
 
 const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });

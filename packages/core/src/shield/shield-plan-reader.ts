@@ -17,8 +17,8 @@ import type { ShieldClass } from './shield.decorator.js';
 export interface ShieldPlan {
   /** The shield to run, or undefined when the gate or route is open. */
   readonly shield: ShieldClass | undefined;
-  /** Where the shield came from: `authorize` means `@Authorize` alone, so `JwtAuth`. */
-  readonly source: 'method' | 'class' | 'authorize' | 'none';
+  /** Where the shield came from: `authorize` means `@Authorize` alone, so `JwtAuth`; `direct` a plan made by {@link shieldPlan}. */
+  readonly source: 'method' | 'class' | 'authorize' | 'direct' | 'none';
   /** Role sets from every applicable `@Authorize` with roles: each needs one of its roles, all must hold. */
   readonly roleSets: readonly (readonly string[])[];
   /** True when at least one `@Authorize` applies (an authenticated principal is required). */
@@ -55,6 +55,22 @@ export function readShieldPlan(target: Function, method: string | symbol): Shiel
   if (!plan) byMethod.set(method, (plan = mergePlan(target, method)));
   return plan;
 }
+
+/**
+ * A plan that runs one shield and asks for no role: for a check outside a
+ * decorated gate or route, decided by the same enforcer (a connection's
+ * credential, the JWT an upgrade presents).
+ *
+ * @example
+ * ```ts
+ * const verdict = await enforcer.decide(shieldPlan(JwtAuth), ctx);
+ * ```
+ */
+export function shieldPlan(shield: ShieldClass): ShieldPlan {
+  return Object.freeze({ shield, source: 'direct', roleSets: NO_ROLES, authorize: false });
+}
+
+const NO_ROLES: ShieldPlan['roleSets'] = Object.freeze([]);
 
 function mergePlan(target: Function, method: string | symbol): ShieldPlan {
   const methodShield: ShieldClass | undefined = Reflect.getMetadata(SHIELD_METADATA, target.prototype, method);

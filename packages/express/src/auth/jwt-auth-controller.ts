@@ -3,8 +3,8 @@
  * logout at `/auth`, with the customisation hooks an application overrides.
  */
 import {
-  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield,
-  TokenSessionSync,
+  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
+  shieldPlan, TokenSessionSync,
   type Account, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
 import type { Request, Response } from 'express';
@@ -60,13 +60,13 @@ export function upgradeResponse(result: UpgradeResult): UpgradeResponse {
 }
 
 const invalidToken = (message: string) => new PortcullisError('invalid_token', message);
+const UPGRADE_PLAN = shieldPlan(JwtAuth);
 
 /**
  * Extend it, decorate the subclass with nothing or its own `@Controller`, and
  * mount it: every route of the HTTP API (docs/http-api.md) is inherited. Constructed by
- * tsyringe with six services; the "auth service" is `JwtAuth`, the
- * same check `@JwtShield` makes, which the upgrade applies to the presented JWT
- * before any hook runs.
+ * tsyringe with six services; the upgrade has the shield enforcer make the
+ * same check `@JwtShield` makes on the presented JWT before any hook runs.
  *
  * @example
  * ```ts
@@ -90,7 +90,7 @@ export abstract class JwtAuthController {
     protected readonly loginService: LoginService,
     protected readonly sessions: TokenSessionSync,
     protected readonly issuer: JwtTokenIssuer,
-    protected readonly auth: JwtAuth,
+    protected readonly shields: ShieldEnforcer,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory,
   ) {
     this.log = loggers.create('portcullis:auth');
@@ -207,13 +207,14 @@ export abstract class JwtAuthController {
     return { name: account.username, acc: account.storageId };
   }
 
-  /** The JWT's principal when the bearer equals the body token and `JwtAuth` accepts it; else the refusal. */
+  /** The JWT's principal when the bearer equals the body token and the `@JwtShield` check accepts it; else the refusal. */
   private async checkUpgradeToken(req: Request, token: string): Promise<Principal | PortcullisError> {
-    if (authContextOf(req).credential !== token) return invalidToken('the Authorization bearer must equal the body token');
-    const verified = await this.auth.verify(token);
-    if (verified.ok) return verified.result.principal;
-    if (verified.code === 'unavailable') return new PortcullisError('unavailable', 'sessions are temporarily unavailable');
-    return invalidToken(verified.message ?? 'token refused');
+    const ctx = authContextOf(req);
+    if (ctx.credential !== token) return invalidToken('the Authorization bearer must equal the body token');
+    const verdict = await this.shields.decide(UPGRADE_PLAN, ctx);
+    if (verdict.ok) return verdict.principal!;
+    if (verdict.code === 'unavailable') return new PortcullisError('unavailable', 'sessions are temporarily unavailable');
+    return invalidToken(verdict.message);
   }
 
   private async refuseUpgrade(ctx: UpgradeContext, clientId: string, error: PortcullisError): Promise<never> {

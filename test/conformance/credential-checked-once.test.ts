@@ -1,0 +1,43 @@
+/**
+ * One decision per credential: a connection's credential is decided by the shield
+ * enforcer when it connects, and the work its shield did (the JWT's signature
+ * check) is kept for the connection's gated messages instead of being done again.
+ */
+import { JwtTokenValidator } from '@portcullis/core';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createRealtimeStack, type RealtimeStack } from './support/realtime-stack.js';
+import { tcpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
+
+const connectionDrivers: Array<[string, () => TransportDriver]> = [
+  ['ws', wsDriver],
+  ['tcp', tcpDriver],
+];
+
+describe.each(connectionDrivers)('%s: a JWT-authenticated connection', (_name, makeDriver) => {
+  let stack: RealtimeStack;
+  let driver: TransportDriver;
+  let client: RealtimeClient | undefined;
+
+  beforeEach(async () => {
+    stack = await createRealtimeStack();
+    driver = makeDriver();
+    await driver.start(stack);
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await client?.close();
+    await driver.stop();
+    await stack.close();
+  });
+
+  it('verifies its JWT signature once, when it connects, not again on its gated messages', async () => {
+    const jwt = stack.jwt('ivan');
+    const validate = vi.spyOn(JwtTokenValidator.prototype, 'validate');
+    const verificationsOf = () => validate.mock.calls.filter(([token]) => token === jwt).length;
+
+    client = await driver.connect(jwt);
+    expect(verificationsOf()).toBe(1);
+    for (let i = 0; i < 3; i++) expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'ivan' });
+    expect(verificationsOf()).toBe(1);
+  });
+});
