@@ -13,7 +13,15 @@ export { consoleLoggerFactory, silentLoggerFactory, type Logger, type LoggerFact
 export type { AcceptedCredential, AuthContext, ShieldResult, Transport } from './contracts/auth-context.js';
 export type { Principal } from './contracts/principal.js';
 export type { IShieldAuth, ShieldAuth } from './contracts/shield-auth.js';
-export { SESSION_TOKEN_SUFFIX, type RefreshResult, type RevocationEvent, type RevocationSubscribe, type UpgradeResult } from './contracts/sessions.js';
+export {
+  SESSION_TOKEN_SUFFIX,
+  type CredentialsRevoked,
+  type RefreshResult,
+  type RevocationEvent,
+  type RevocationGap,
+  type RevocationSubscribe,
+  type UpgradeResult,
+} from './contracts/sessions.js';
 export type { JwtClaims, JwtTokenType, LoginTokenPair, TokenValidationResult, TokenValidator } from './contracts/tokens.js';
 export { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './di/tokens.js';
 export { AccessTokenIssuer, type IAccessTokenIssuer, type IssuedAccessToken } from './jwt/access-token-issuer.js';

@@ -3,7 +3,7 @@
  * redis-server (started by test/support/global-setup.ts).
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { isSessionToken, PortcullisError, TokenError, type RevocationEvent } from '@portcullis/core';
+import { isSessionToken, PortcullisError, TokenError, type CredentialsRevoked } from '@portcullis/core';
 import { claimsOf, createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
@@ -12,12 +12,14 @@ const MINUTE = 60_000;
 
 function sessionContract(provider: ProviderName): void {
   let h: SessionHarness;
-  let events: RevocationEvent[];
+  let events: CredentialsRevoked[];
 
   beforeEach(async () => {
     h = await createHarness({ provider, redisUrl });
     events = [];
-    h.sessions.onRevocation((event) => events.push(event));
+    h.sessions.onRevocation((event) => {
+      if (event.kind === 'revoked') events.push(event);
+    });
   });
   afterEach(async () => {
     vi.useRealTimers();
@@ -79,7 +81,7 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.validate(session.accessToken)).toBeUndefined();
       await expect(h.sessions.refresh(session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       // The upgrade itself announced the spent JWT, so sockets that connected with it close.
-      expect(events).toEqual([{ sessionTokens: [], jtis: [pair.accessJti] }, { sessionTokens: [session.accessToken], jtis: [] }]);
+      expect(events).toEqual([{ kind: 'revoked', sessionTokens: [], jtis: [pair.accessJti] }, { kind: 'revoked', sessionTokens: [session.accessToken], jtis: [] }]);
       expect(await h.sessions.revoke(session.accessToken)).toBe(false);
     });
 
@@ -129,7 +131,7 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.validate(old.accessToken)).toBeUndefined();
       await expect(h.sessions.refresh(old.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       await expect(h.sessions.refresh(old.accessToken)).rejects.toBeInstanceOf(TokenError);
-      expect(events).toEqual([{ sessionTokens: [old.accessToken], jtis: [] }]);
+      expect(events).toEqual([{ kind: 'revoked', sessionTokens: [old.accessToken], jtis: [] }]);
     });
 
     it('lets one of 20 concurrent refreshes of one session refresh token win', async () => {

@@ -42,7 +42,7 @@ describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
     await vi.waitFor(() => expect(b.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 5000, interval: 1 });
     off();
 
-    expect(seen).toEqual([{ sessionTokens: [session.accessToken], jtis: [] }]);
+    expect(seen).toEqual([{ kind: 'revoked', sessionTokens: [session.accessToken], jtis: [] }]);
     expect(await b.sessions.validate(session.accessToken)).toBeUndefined();
   });
 

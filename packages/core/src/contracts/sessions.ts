@@ -42,15 +42,17 @@ export type RefreshResult =
   | { readonly kind: 'session'; readonly session: UpgradeResult };
 
 /**
- * Emitted for each revocation (a family revocation may emit two: its JWTs, then its
- * sessions), in this process and (with Redis) on every server sharing the cache. Transports close the connections holding any of these.
+ * Credentials that stopped working, in this process and (with Redis) on every server
+ * sharing the cache. A family revocation may emit two: its JWTs, then its sessions.
+ * Connections holding any of these close.
  *
  * @example
  * ```ts
- * sessions.onRevocation((event: RevocationEvent) => event.sessionTokens.forEach(closeSocketsHolding));
+ * const event: CredentialsRevoked = { kind: 'revoked', sessionTokens: [token], jtis: [] };
  * ```
  */
-export interface RevocationEvent {
+export interface CredentialsRevoked {
+  readonly kind: 'revoked';
   /** Session access tokens that stopped working. */
   readonly sessionTokens: readonly string[];
   /** `jti`s of JWTs that stopped working (upgrade, logout with a JWT, family revocation): one event per upgrade. */
@@ -60,6 +62,32 @@ export interface RevocationEvent {
   /** Set when every credential of a principal was revoked. */
   readonly principalId?: string;
 }
+
+/**
+ * Revocation events may have been missed (the fleet channel dropped or came back):
+ * nothing cached about a credential may be trusted until it is checked again.
+ *
+ * @example
+ * ```ts
+ * if (event.kind === 'gap') memo.clear();
+ * ```
+ */
+export interface RevocationGap {
+  readonly kind: 'gap';
+}
+
+/**
+ * What revocation listeners hear: credentials revoked, or a gap.
+ *
+ * @example
+ * ```ts
+ * sessions.onRevocation((event: RevocationEvent) => {
+ *   if (event.kind === 'gap') return resync();
+ *   event.sessionTokens.forEach(closeSocketsHolding);
+ * });
+ * ```
+ */
+export type RevocationEvent = CredentialsRevoked | RevocationGap;
 
 /**
  * Subscribes to revocations; returns the unsubscribe function.

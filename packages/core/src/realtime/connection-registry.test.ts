@@ -136,16 +136,16 @@ describe('ConnectionRegistry: bookkeeping and push', () => {
 });
 
 describe('ConnectionRegistry: missed events', () => {
-  it('clears every memo, closing nothing, when an event names nothing (events may have been missed)', () => {
+  it('clears every memo, closing nothing, on a gap (events may have been missed)', () => {
     let emit: (event: RevocationEvent) => void = () => undefined;
     const fake = new ConnectionRegistry({ onRevocation: (listener) => ((emit = listener), () => undefined) }, silentLoggerFactory);
     const a = open('a');
     const conn = fake.add(a.init, { ok: true, credential: { kind: 'session', token: 'x' }, principal: { id: 'p', name: undefined, roles: [], claims: {}, via: 'session' } });
     conn.memo.set('kept', true);
-    emit({ sessionTokens: [], jtis: [] });
+    emit({ kind: 'gap' });
     expect(conn.memo.size).toBe(0);
     expect(a.closed).not.toHaveBeenCalled();
-    emit({ sessionTokens: ['x'], jtis: [] });
+    emit({ kind: 'revoked', sessionTokens: ['x'], jtis: [] });
     expect(a.closed).toHaveBeenCalledTimes(1);
   });
 });

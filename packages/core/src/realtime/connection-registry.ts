@@ -75,12 +75,11 @@ interface Entry extends LiveConnection {
 /**
  * Knows which live connection holds which credential and principal, indexed from
  * the credential the enforcer accepted (session token, or JWT `jti` and login
- * family). On every
- * revocation event (a logout, `revokeAllFor`, a family revocation; with Redis from
- * any server) it forgets and closes the connections holding a revoked session
- * token, JWT `jti` or principal, and clears their memo. An event naming nothing
- * (events may have been missed) clears every connection's memo instead, so the
- * next message re-checks its credential. Also the server-push API.
+ * family). On every revocation event (a logout, `revokeAllFor`, a family
+ * revocation; with Redis from any server) it forgets and closes the connections
+ * holding a revoked session token, JWT `jti`, login family or principal, and clears
+ * their memo. A gap (events may have been missed) clears every connection's memo
+ * instead, so the next message re-checks its credential. Also the server-push API.
  *
  * @example
  * ```ts
@@ -191,7 +190,7 @@ export class ConnectionRegistry {
   }
 
   private revoke(event: RevocationEvent): void {
-    if (isGap(event)) {
+    if (event.kind === 'gap') {
       for (const entry of this.byId.values()) entry.memo.clear();
       return;
     }
@@ -230,11 +229,6 @@ export class ConnectionRegistry {
     }
     entry.credential = entry.principalId = entry.accepted = undefined;
   }
-}
-
-/** An event naming nothing means events may have been missed: nothing kept may be trusted. */
-function isGap(event: RevocationEvent): boolean {
-  return (event.sessionTokens?.length ?? 0) === 0 && (event.jtis?.length ?? 0) === 0 && (event.families?.length ?? 0) === 0 && event.principalId === undefined;
 }
 
 function index(map: Map<string, Set<Entry>>, key: string, entry: Entry): void {

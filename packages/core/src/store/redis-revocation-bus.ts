@@ -5,7 +5,7 @@
  * bus signals a gap so they are cleared, because events published meanwhile are lost.
  */
 import { randomUUID } from 'node:crypto';
-import type { RevocationEvent } from '../contracts/sessions.js';
+import type { CredentialsRevoked } from '../contracts/sessions.js';
 import type { Logger } from '../logging/logger.js';
 import { storeUnavailable } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, type RedisClient } from './redis-connection.js';
@@ -14,7 +14,7 @@ import { LocalRevocationBus } from './revocation-bus.js';
 interface BusMessage {
   /** The publishing bus, so it does not deliver its own events twice. */
   readonly o: string;
-  readonly e: RevocationEvent;
+  readonly e: CredentialsRevoked;
 }
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
@@ -30,7 +30,8 @@ function readMessage(text: string): BusMessage | undefined {
   if (typeof o !== 'string' || !e || !isStringArray(e.sessionTokens) || !isStringArray(e.jtis)) return undefined;
   if (e.principalId !== undefined && typeof e.principalId !== 'string') return undefined;
   if (e.families !== undefined && !isStringArray(e.families)) return undefined;
-  const event: { -readonly [K in keyof RevocationEvent]: RevocationEvent[K] } = { sessionTokens: e.sessionTokens, jtis: e.jtis };
+  // Read by shape, not by `kind`, so a server of an older release is still understood.
+  const event: { -readonly [K in keyof CredentialsRevoked]: CredentialsRevoked[K] } = { kind: 'revoked', sessionTokens: e.sessionTokens, jtis: e.jtis };
   if (e.families !== undefined && e.families.length > 0) event.families = e.families;
   if (e.principalId !== undefined) event.principalId = e.principalId;
   return { o, e: Object.freeze(event) };
@@ -69,7 +70,7 @@ export class RedisRevocationBus extends LocalRevocationBus {
     return this.trusted && this.subscriber.isReady;
   }
 
-  override async publish(event: RevocationEvent): Promise<void> {
+  override async publish(event: CredentialsRevoked): Promise<void> {
     this.deliver(event);
     const message: BusMessage = { o: this.origin, e: event };
     try {

@@ -2,11 +2,11 @@
  * How revocations travel: in-process for the memory provider, over Redis pub/sub for a
  * fleet. Near caches listen here to drop revoked sessions.
  */
-import type { RevocationEvent } from '../contracts/sessions.js';
+import type { CredentialsRevoked } from '../contracts/sessions.js';
 import type { Logger } from '../logging/logger.js';
 
 /**
- * Carries {@link RevocationEvent}s to every listener in this process and, with Redis, to
+ * Carries {@link CredentialsRevoked} events to every listener in this process and, with Redis, to
  * every server sharing the cache.
  *
  * @example
@@ -17,8 +17,8 @@ import type { Logger } from '../logging/logger.js';
  */
 export interface RevocationBus {
   /** Delivers to local listeners synchronously, then to the fleet. Never rejects. */
-  publish(event: RevocationEvent): Promise<void>;
-  subscribe(listener: (event: RevocationEvent) => void): () => void;
+  publish(event: CredentialsRevoked): Promise<void>;
+  subscribe(listener: (event: CredentialsRevoked) => void): () => void;
   /** Called when events may have been missed (the fleet channel dropped or came back). */
   onGap(listener: () => void): () => void;
   /** True while events from the whole fleet are arriving, so a local cache may be trusted. */
@@ -33,11 +33,11 @@ export interface RevocationBus {
  * ```ts
  * const bus = new LocalRevocationBus(logger);
  * bus.subscribe((e) => console.log(e.sessionTokens.length));
- * await bus.publish({ sessionTokens: [], jtis: ['…'] });
+ * await bus.publish({ kind: 'revoked', sessionTokens: [], jtis: ['…'] });
  * ```
  */
 export class LocalRevocationBus implements RevocationBus {
-  private readonly listeners = new Set<(event: RevocationEvent) => void>();
+  private readonly listeners = new Set<(event: CredentialsRevoked) => void>();
   private readonly gapListeners = new Set<() => void>();
 
   constructor(protected readonly logger: Logger) {}
@@ -46,11 +46,11 @@ export class LocalRevocationBus implements RevocationBus {
     return true;
   }
 
-  async publish(event: RevocationEvent): Promise<void> {
+  async publish(event: CredentialsRevoked): Promise<void> {
     this.deliver(event);
   }
 
-  subscribe(listener: (event: RevocationEvent) => void): () => void {
+  subscribe(listener: (event: CredentialsRevoked) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -66,7 +66,7 @@ export class LocalRevocationBus implements RevocationBus {
   }
 
   /** Runs every listener; one that throws is logged and does not stop the others. */
-  protected deliver(event: RevocationEvent): void {
+  protected deliver(event: CredentialsRevoked): void {
     for (const listener of [...this.listeners]) {
       try {
         listener(event);

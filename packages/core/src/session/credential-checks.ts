@@ -1,0 +1,110 @@
+import type { Principal } from '../contracts/principal.js';
+import type { RevocationEvent } from '../contracts/sessions.js';
+import type { JwtClaims } from '../contracts/tokens.js';
+import { CoalescedLookups } from './coalesced-lookups.js';
+import type { JwtInvalidation } from './jwt-invalidation.js';
+import { JwtNearCache } from './jwt-near-cache.js';
+import { SessionNearCache } from './session-near-cache.js';
+import type { SessionPairStore } from './session-pair-store.js';
+import type { AccessRecord } from './session-record.js';
+import { isSessionToken } from './session-token.js';
+
+/**
+ * The read side of sessions: the per-message checks of a session token and of a
+ * JWT's invalidation, with this process's near caches in front of the store. A
+ * verdict is cached only when no revocation arrived while it was read and fleet
+ * events are flowing (`live`); {@link forget} drops what a revocation names.
+ *
+ * @example
+ * ```ts
+ * const checks = new CredentialChecks(pairs, jwts, { sessionMs: 5000, jwtMs: 0 }, () => bus.live);
+ * const principal = checks.peek(token) ?? (await checks.validate(token));
+ * ```
+ */
+export class CredentialChecks {
+  private readonly near: SessionNearCache;
+  /** JWT verdicts, for stores without synchronous reads (Redis); unused in memory. */
+  private readonly jwtNear: JwtNearCache;
+  private readonly lookups = new CoalescedLookups<AccessRecord | undefined>();
+  /** Bumped by every event that revokes a session: a session read in flight then is not cached. */
+  private generation = 0;
+  /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
+  private jwtGeneration = 0;
+
+  constructor(
+    private readonly pairs: SessionPairStore,
+    private readonly jwts: JwtInvalidation,
+    nearCache: { readonly sessionMs: number; readonly jwtMs: number },
+    private readonly live: () => boolean,
+  ) {
+    this.near = new SessionNearCache(nearCache.sessionMs);
+    this.jwtNear = new JwtNearCache(nearCache.jwtMs);
+  }
+
+  /**
+   * The principal of a live session access token, or undefined when it is malformed,
+   * unknown, expired or revoked. A near-cache hit costs a Map lookup; concurrent
+   * misses for one token share one store read.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   */
+  async validate(sessionToken: string): Promise<Principal | undefined> {
+    if (!isSessionToken(sessionToken)) return undefined;
+    const cached = this.near.get(sessionToken);
+    if (cached !== undefined) return cached;
+    const generation = this.generation;
+    const record = await this.lookups.run(sessionToken, generation, () => this.pairs.findAccess(sessionToken));
+    if (record === undefined) return undefined;
+    if (generation === this.generation && this.live()) this.near.put(sessionToken, record.principal, record.accessExpires);
+    return record.principal;
+  }
+
+  /** The principal of a session token if the near cache holds it; synchronous, never throws. */
+  peek(sessionToken: string): Principal | undefined {
+    return this.near.get(sessionToken);
+  }
+
+  /**
+   * True when the JWT was upgraded, rotated or logged out, or its login family or
+   * principal was revoked. Takes verified claims.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   */
+  async isJwtInvalidated(claims: JwtClaims): Promise<boolean> {
+    if (this.jwtNear.has(claims.jti)) return false;
+    const generation = this.jwtGeneration;
+    const invalidated = await this.jwts.isInvalidated(claims);
+    if (!invalidated && generation === this.jwtGeneration && this.live()) this.jwtNear.keep(claims);
+    return invalidated;
+  }
+
+  /** {@link isJwtInvalidated} without waiting, when the store or the near cache can tell; else undefined. */
+  isJwtInvalidatedNow(claims: JwtClaims): boolean | undefined {
+    return this.jwts.isInvalidatedNow(claims) ?? (this.jwtNear.has(claims.jti) ? false : undefined);
+  }
+
+  /** Drops what a revocation names from the near caches; a gap drops everything. */
+  forget(event: RevocationEvent): void {
+    this.jwtGeneration++;
+    if (event.kind === 'gap') {
+      this.generation++;
+      this.clear();
+      return;
+    }
+    // A JWT-only event (upgrade, JWT logout) revokes no session: session reads in flight may still be cached.
+    if (event.sessionTokens.length > 0 || event.principalId !== undefined) this.generation++;
+    for (const token of event.sessionTokens) this.near.drop(token);
+    for (const jti of event.jtis) this.jwtNear.drop(jti);
+    for (const fam of event.families ?? []) this.jwtNear.dropFamily(fam);
+    if (event.principalId !== undefined) {
+      this.near.dropPrincipal(event.principalId);
+      this.jwtNear.dropPrincipal(event.principalId);
+    }
+  }
+
+  /** Empties both near caches. */
+  clear(): void {
+    this.near.clear();
+    this.jwtNear.clear();
+  }
+}
