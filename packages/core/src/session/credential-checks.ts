@@ -9,11 +9,20 @@ import type { SessionPairStore } from './session-pair-store.js';
 import type { AccessRecord } from './session-record.js';
 import { isSessionToken } from './session-token.js';
 
+/** Session near-cache entries renewed from the store at once, at most. */
+const MAX_RENEWALS = 16;
+/** Entries waiting for a renewal, at most; past that a later read asks again. */
+const MAX_QUEUED_RENEWALS = 4096;
+
 /**
  * The read side of sessions: the per-message checks of a session token and of a
  * JWT's invalidation, with this process's near caches in front of the store. A
  * verdict is cached only when no revocation arrived while it was read and fleet
- * events are flowing (`live`); {@link forget} drops what a revocation names.
+ * events are flowing (`live`); {@link forget} drops what a revocation names. A
+ * session in use is read again in the background before its near-cache entry ends,
+ * a bounded number at a time, so sessions that connected together do not all fall
+ * out of the cache, and back onto the store, together: the per-message check stays
+ * a Map lookup.
  *
  * @example
  * ```ts
@@ -30,6 +39,8 @@ export class CredentialChecks {
   private generation = 0;
   /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
   private jwtGeneration = 0;
+  private renewing = 0;
+  private readonly queuedRenewals = new Set<string>();
 
   constructor(
     private readonly pairs: SessionPairStore,
@@ -37,7 +48,7 @@ export class CredentialChecks {
     nearCache: { readonly sessionMs: number; readonly jwtMs: number },
     private readonly live: () => boolean,
   ) {
-    this.near = new SessionNearCache(nearCache.sessionMs);
+    this.near = new SessionNearCache(nearCache.sessionMs, undefined, (token) => this.renew(token));
     this.jwtNear = new JwtNearCache(nearCache.jwtMs);
   }
 
@@ -104,7 +115,39 @@ export class CredentialChecks {
 
   /** Empties both near caches. */
   clear(): void {
+    this.queuedRenewals.clear();
     this.near.clear();
     this.jwtNear.clear();
+  }
+
+  /** Takes a session in use to be read again before its entry ends; false when the queue is full. */
+  private renew(token: string): boolean {
+    if (this.renewing < MAX_RENEWALS) this.startRenewal(token);
+    else if (this.queuedRenewals.size < MAX_QUEUED_RENEWALS) this.queuedRenewals.add(token);
+    else return false;
+    return true;
+  }
+
+  private startRenewal(token: string): void {
+    this.renewing++;
+    const generation = this.generation;
+    this.lookups
+      .run(token, generation, () => this.pairs.findAccess(token))
+      .then(
+        (record) => {
+          if (generation !== this.generation || !this.live()) return;
+          if (record === undefined) this.near.drop(token);
+          else this.near.put(token, record.principal, record.accessExpires);
+        },
+        // The entry ends on its own; the first read after that asks the store and fails closed.
+        () => undefined,
+      )
+      .finally(() => {
+        this.renewing--;
+        const next = this.queuedRenewals.values().next();
+        if (next.done) return;
+        this.queuedRenewals.delete(next.value);
+        this.startRenewal(next.value);
+      });
   }
 }

@@ -2,11 +2,26 @@
  * A per-process near cache: a bounded map of key → value that lives at most a TTL (at
  * least four fifths of it) and never past the value's own expiry. Entries are tagged with
  * a principal and, optionally, a login family, so a revocation event drops all of theirs
- * without a scan. The session and JWT near caches are both this.
+ * without a scan. An entry in use may be renewed ahead of its end. The session and JWT
+ * near caches are both this.
  */
 
 /** Share of the TTL by which an entry's lifetime is randomly shortened. */
 const JITTER = 0.2;
+/** Share of the TTL, before an entry's end, from which a read asks for it to be renewed. */
+const RENEW_WINDOW = 0.3;
+
+/**
+ * Asked, at most once per entry and while the entry still answers, to renew an entry
+ * that is near its end; answers false when it cannot take the job now (the next read
+ * asks again).
+ *
+ * @example
+ * ```ts
+ * const renew: RenewAhead<Principal> = (token) => refresher.offer(token);
+ * ```
+ */
+export type RenewAhead<V> = (key: string, value: V) => boolean;
 
 /**
  * What a revocation event may name an entry by, besides its key.
@@ -24,6 +39,8 @@ export interface NearCacheTags {
 interface NearEntry<V> {
   readonly value: V;
   readonly until: number;
+  /** From then on a read asks `renewAhead` (once) to renew the entry; `until` without it. */
+  renewFrom: number;
   readonly tags: NearCacheTags;
 }
 
@@ -47,6 +64,7 @@ export class NearCache<V> {
     private readonly ttlMs: number,
     private readonly tagsOf: (value: V) => NearCacheTags,
     private readonly maxEntries = 100_000,
+    private readonly renewAhead?: RenewAhead<V>,
   ) {}
 
   /** How many entries are held, expired ones not yet swept included. */
@@ -54,12 +72,23 @@ export class NearCache<V> {
     return this.entries.size;
   }
 
+  /**
+   * The value while it lives. In the last part of its life the first read also asks
+   * `renewAhead` to renew it in the background, so entries in use are read again one
+   * at a time instead of all falling out, and back to the store, at once.
+   */
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    if (Date.now() < entry.until) return entry.value;
-    this.delete(key);
-    return undefined;
+    const now = Date.now();
+    if (now < entry.renewFrom) return entry.value;
+    if (now >= entry.until) {
+      this.delete(key);
+      return undefined;
+    }
+    entry.renewFrom = entry.until;
+    if (!this.renewAhead!(key, entry.value)) entry.renewFrom = now;
+    return entry.value;
   }
 
   /** Keeps `value` for at most the TTL and never past `expiresAtMs`; nothing when the TTL is 0. */
@@ -69,11 +98,14 @@ export class NearCache<V> {
     if (now >= this.nextSweep || this.entries.size >= this.maxEntries) this.sweep(now);
     // Lifetimes are spread over the last fifth of the TTL so entries made together (a
     // reconnect wave) do not all expire, and go back to the store, in the same instant.
-    const until = Math.min(now + this.ttlMs * (1 - JITTER * Math.random()), expiresAtMs);
+    const lifetime = now + this.ttlMs * (1 - JITTER * Math.random());
+    const until = Math.min(lifetime, expiresAtMs);
     if (until <= now) return;
     this.delete(key);
     const tags = this.tagsOf(value);
-    this.entries.set(key, { value, until, tags });
+    // An entry cut short by the value's own expiry is not renewed: a read would not lengthen it.
+    const renewFrom = this.renewAhead === undefined || expiresAtMs <= lifetime ? until : until - this.ttlMs * RENEW_WINDOW;
+    this.entries.set(key, { value, until, renewFrom, tags });
     index(this.byPrincipal, tags.principal, key);
     if (tags.family !== undefined) index(this.byFamily, tags.family, key);
   }

@@ -1,10 +1,11 @@
 /**
  * The per-process near cache of validated sessions: the per-message check is a Map lookup
  * and a clock read. Entries live at most `session:near-cache-seconds` (at least four fifths
- * of it) and never past the token's expiry; revocation events drop them.
+ * of it) and never past the token's expiry; revocation events drop them. A session in use
+ * is read again from the store ahead of its entry's end.
  */
 import type { Principal } from '../contracts/principal.js';
-import { NearCache } from './near-cache.js';
+import { NearCache, type RenewAhead } from './near-cache.js';
 
 /**
  * A bounded map of session token → principal with a short lifetime.
@@ -17,7 +18,7 @@ import { NearCache } from './near-cache.js';
  * ```
  */
 export class SessionNearCache extends NearCache<Principal> {
-  constructor(ttlMs: number, maxEntries?: number) {
-    super(ttlMs, (principal) => ({ principal: principal.id }), maxEntries);
+  constructor(ttlMs: number, maxEntries?: number, renewAhead?: RenewAhead<Principal>) {
+    super(ttlMs, (principal) => ({ principal: principal.id }), maxEntries, renewAhead);
   }
 }
