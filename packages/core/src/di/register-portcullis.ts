@@ -5,23 +5,23 @@ import 'reflect-metadata';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { registerAccountServices } from '../account/register-account-services.js';
 import { loadConfig } from '../config/load-config.js';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
+import { PORTCULLIS_CONTAINER, LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
+import type { LoggerFactory } from '../contracts/logger.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import { AccessTokenIssuer, type IAccessTokenIssuer } from '../jwt/access-token-issuer.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { resolveSigningKey } from '../key/key-guard.js';
-import { consoleLoggerFactory, type LoggerFactory } from '../logging/logger.js';
+import { consoleLoggerFactory } from '../logging/logger.js';
 import { PasswordHasher } from '../password/password-hasher.js';
 import { ConnectionAuthenticator } from '../realtime/connection-authenticator.js';
 import { ConnectionRegistry } from '../realtime/connection-registry.js';
 import { GateDispatcher } from '../realtime/gate-dispatcher.js';
 import { registerSessionServices } from '../session/register-session-services.js';
-import { PORTCULLIS_CONTAINER } from '../shield/container-token.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
 import { SessionAuth } from '../shield/session-auth.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { SessionStores, SessionStoreOptions } from '../store/session-stores.js';
-import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './tokens.js';
 
 /**
  * The `IAccessTokenIssuer` name of the access token issuer, as an injection token.

@@ -3,19 +3,10 @@
  * tokens, injectable anywhere in an application.
  */
 import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
-import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
-import type { SigningKey } from '../key/key-guard.js';
-import {
-  ACCESS_TOKEN_TYP,
-  assertLifetime,
-  assertSubject,
-  JwtSigner,
-  mergeClaims,
-  NO_CLAIMS,
-  toCustomClaims,
-  type CustomClaims,
-} from './jwt-signer.js';
+import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
+import type { SigningKey } from '../contracts/signing-key.js';
+import { ACCESS_TOKEN_TYP, assertLifetime, assertSubject, JwtSigner, mergeClaims, NO_CLAIMS, toCustomClaims, type CustomClaims } from './jwt-signer.js';
 
 /**
  * An issued access token: the compact JWT and its lifetime (the

@@ -1,7 +1,8 @@
 import { inject, injectable } from 'tsyringe';
+import { LOGGER_FACTORY } from '../contracts/injection-tokens.js';
+import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { Principal } from '../contracts/principal.js';
-import { LOGGER_FACTORY } from '../di/tokens.js';
-import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
+import { consoleLoggerFactory } from '../logging/logger.js';
 import { credentialKind } from '../shield/credential-kind.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
 import { SessionAuth } from '../shield/session-auth.js';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { container as root } from 'tsyringe';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
-import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
+import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { resolveSigningKey } from '../key/key-guard.js';
 import { silentLoggerFactory } from '../logging/logger.js';

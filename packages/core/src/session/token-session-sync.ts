@@ -4,17 +4,17 @@
  * or on Redis for a fleet.
  */
 import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig, SecurityConfig } from '../config/portcullis-config.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
+import type { Logger, LoggerFactory } from '../contracts/logger.js';
+import type { PortcullisConfig, SecurityConfig } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
 import { SESSION_TOKEN_SUFFIX, type RefreshResult, type RevocationEvent, type RevocationSubscribe, type UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims, JwtTokenType } from '../contracts/tokens.js';
-import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../di/tokens.js';
 import { TokenError } from '../errors/portcullis-error.js';
 import { principalFromClaims } from '../jwt/claims.js';
 import { RESERVED_CLAIMS } from '../jwt/jwt-signer.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
-import type { Logger, LoggerFactory } from '../logging/logger.js';
 import type { RevocationBus } from '../store/revocation-bus.js';
 import { SessionStores } from '../store/session-stores.js';
 import { epochSecondsNow } from '../store/store-epoch.js';
