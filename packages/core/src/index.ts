@@ -18,7 +18,7 @@ export type { IShieldAuth, ShieldAuth } from './contracts/shield-auth.js';
 export { SESSION_TOKEN_SUFFIX, type RefreshResult, type RevocationEvent, type RevocationSubscribe, type UpgradeResult } from './contracts/sessions.js';
 export type { JwtClaims, JwtTokenType, LoginTokenPair, TokenValidationResult, TokenValidator } from './contracts/tokens.js';
 export { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './contracts/injection-tokens.js';
-export { AccessTokenIssuer, type IAccessTokenIssuer, type IssuedAccessToken } from './jwt/access-token-issuer.js';
+export { AccessTokenIssuer, I_ACCESS_TOKEN_ISSUER, type IAccessTokenIssuer, type IssuedAccessToken } from './jwt/access-token-issuer.js';
 export { JwtTokenIssuer, type IssuedLoginPair } from './jwt/jwt-token-issuer.js';
 export { JwtTokenValidator, MAX_TOKEN_LENGTH } from './jwt/jwt-token-validator.js';
 export { ClaimTypes, INBOUND_CLAIM_MAP, mapInboundClaims, principalFromClaims, principalId, principalName } from './jwt/claims.js';
@@ -71,7 +71,6 @@ export {
   type RevocationSource,
 } from './realtime/connection-registry.js';
 export { TokenSessionSync } from './session/token-session-sync.js';
-export { registerSessionServices } from './session/register-session-services.js';
 export { isSessionToken, newSessionToken, SESSION_TOKEN_LENGTH } from './session/session-token.js';
 export { SessionNearCache } from './session/session-near-cache.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
@@ -87,7 +86,8 @@ export { RedisAccountStore, type RedisAccountStoreOptions } from './account/redi
 export { LoginService, type LoginOrigin, type PasswordLogin, type SignupRequest } from './account/login-service.js';
 export { LockedOutError } from './account/login-errors.js';
 export { USERNAME_PATTERN } from './account/account-input.js';
-export { registerAccountServices } from './account/register-account-services.js';
 export { CAPTCHA_VERIFIER, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 export { SiteverifyCaptchaVerifier, type SiteverifyOptions } from './captcha/siteverify-captcha-verifier.js';
-export { I_ACCESS_TOKEN_ISSUER, registerPortcullis, type PortcullisRegistration, type PortcullisRegistrationOptions } from './di/register-portcullis.js';
+export { registerPortcullis, type PortcullisRegistration, type PortcullisRegistrationOptions } from './composition/register-portcullis.js';
+export { registerSessionServices } from './composition/register-session-services.js';
+export { registerAccountServices } from './composition/register-account-services.js';

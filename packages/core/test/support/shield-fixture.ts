@@ -5,6 +5,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { registerSessionServices } from '../../src/composition/register-session-services.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { AuthContext, Transport } from '../../src/contracts/auth-context.js';
 import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY, PORTCULLIS_CONTAINER } from '../../src/contracts/injection-tokens.js';
@@ -12,7 +13,6 @@ import type { Logger, LoggerFactory } from '../../src/contracts/logger.js';
 import type { PortcullisConfig } from '../../src/contracts/portcullis-config.js';
 import { JwtTokenIssuer } from '../../src/jwt/jwt-token-issuer.js';
 import { resolveSigningKey } from '../../src/key/key-guard.js';
-import { registerSessionServices } from '../../src/session/register-session-services.js';
 import { TokenSessionSync } from '../../src/session/token-session-sync.js';
 import type { SessionStores } from '../../src/store/session-stores.js';
 
