@@ -38,8 +38,7 @@ export const CORE_LAYERS = Object.freeze([
   ['errors'],
   ['contracts'],
   ['config', 'logging'],
-  ['captcha', 'key', 'password', 'store'],
-  ['jwt'],
+  ['captcha', 'jwt', 'key', 'password', 'store'],
   ['session'],
   ['shield'],
   ['account', 'realtime'],
@@ -120,7 +119,7 @@ export function resolveRelative(fromFile, specifier) {
  * @returns {Graph}
  */
 export function importGraph(dir) {
-  const files = listSourceFiles(dir);
+  const files = listSourceFiles(resolve(dir));
   /** @type {Graph} */
   const graph = new Map(files.map((file) => [file, new Set()]));
   for (const file of files) {
@@ -143,7 +142,7 @@ export function importGraph(dir) {
 export function folderGraph(graph, root) {
   /** @param {string} file */
   const folderOf = (file) => {
-    const parts = relative(root, file).split(sep);
+    const parts = relative(resolve(root), file).split(sep);
     return parts.length > 1 ? /** @type {string} */ (parts[0]) : '.';
   };
   /** @type {Graph} */
