@@ -5,11 +5,13 @@
  */
 import 'reflect-metadata';
 export { loadConfig, type ConfigSources } from './config/load-config.js';
-export { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from './config/portcullis-config.js';
+export { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from './contracts/portcullis-config.js';
 export { ConfigError, PortcullisError, TokenError, type PortcullisErrorCode, type TokenFailureReason } from './errors/portcullis-error.js';
-export { DEVELOPMENT_KEY, decodeBase64Key, resolveSigningKey, type SigningKey } from './key/key-guard.js';
-export { Secret } from './key/secret.js';
-export { consoleLoggerFactory, silentLoggerFactory, type Logger, type LoggerFactory } from './logging/logger.js';
+export type { SigningKey } from './contracts/signing-key.js';
+export { DEVELOPMENT_KEY, decodeBase64Key, resolveSigningKey } from './key/key-guard.js';
+export { Secret } from './contracts/secret.js';
+export type { Logger, LoggerFactory } from './contracts/logger.js';
+export { consoleLoggerFactory, silentLoggerFactory } from './logging/logger.js';
 export type { AcceptedCredential, AuthContext, ShieldResult, Transport } from './contracts/auth-context.js';
 export type { Principal } from './contracts/principal.js';
 export type { IShieldAuth, ShieldAuth } from './contracts/shield-auth.js';
@@ -23,8 +25,8 @@ export {
   type UpgradeResult,
 } from './contracts/sessions.js';
 export type { JwtClaims, JwtTokenType, LoginTokenPair, TokenValidationResult, TokenValidator } from './contracts/tokens.js';
-export { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './di/tokens.js';
-export { AccessTokenIssuer, type IAccessTokenIssuer, type IssuedAccessToken } from './jwt/access-token-issuer.js';
+export { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './contracts/injection-tokens.js';
+export { AccessTokenIssuer, I_ACCESS_TOKEN_ISSUER, type IAccessTokenIssuer, type IssuedAccessToken } from './jwt/access-token-issuer.js';
 export { JwtTokenIssuer, type IssuedLoginPair } from './jwt/jwt-token-issuer.js';
 export { JwtTokenValidator, MAX_TOKEN_LENGTH } from './jwt/jwt-token-validator.js';
 export { ClaimTypes, INBOUND_CLAIM_MAP, mapInboundClaims, principalFromClaims, principalId, principalName } from './jwt/claims.js';
@@ -39,8 +41,9 @@ export { JwtShield } from './shield/jwt-shield.decorator.js';
 export { SessionShield } from './shield/session-shield.decorator.js';
 export { Authorize, type AuthorizeOptions, type AuthorizeRequirement } from './shield/authorize.decorator.js';
 export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
-export { PORTCULLIS_CONTAINER } from './shield/container-token.js';
-export { ShieldEnforcer, REFUSALS, type EnforceResult, type RefusalCode } from './shield/shield-enforcer.js';
+export { PORTCULLIS_CONTAINER } from './contracts/injection-tokens.js';
+export { REFUSALS, type EnforceResult, type RefusalCode } from './contracts/refusals.js';
+export { ShieldEnforcer } from './shield/shield-enforcer.js';
 export { JwtAuth } from './shield/jwt-auth.js';
 export { SessionAuth } from './shield/session-auth.js';
 export { SessionOrJwtAuth } from './shield/session-or-jwt-auth.js';
@@ -75,7 +78,6 @@ export {
   type RevocationSource,
 } from './realtime/connection-registry.js';
 export { TokenSessionSync } from './session/token-session-sync.js';
-export { registerSessionServices } from './session/register-session-services.js';
 export { isSessionToken, newSessionToken, SESSION_TOKEN_LENGTH } from './session/session-token.js';
 export { SessionNearCache } from './session/session-near-cache.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
@@ -91,7 +93,8 @@ export { RedisAccountStore, type RedisAccountStoreOptions } from './account/redi
 export { LoginService, type LoginOrigin, type PasswordLogin, type SignupRequest } from './account/login-service.js';
 export { LockedOutError } from './account/login-errors.js';
 export { USERNAME_PATTERN } from './account/account-input.js';
-export { registerAccountServices } from './account/register-account-services.js';
 export { CAPTCHA_VERIFIER, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 export { SiteverifyCaptchaVerifier, type SiteverifyOptions } from './captcha/siteverify-captcha-verifier.js';
-export { I_ACCESS_TOKEN_ISSUER, registerPortcullis, type PortcullisRegistration, type PortcullisRegistrationOptions } from './di/register-portcullis.js';
+export { registerPortcullis, type PortcullisRegistration, type PortcullisRegistrationOptions } from './composition/register-portcullis.js';
+export { registerSessionServices } from './composition/register-session-services.js';
+export { registerAccountServices } from './composition/register-account-services.js';

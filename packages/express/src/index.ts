@@ -18,8 +18,7 @@ export {
 export { HTTP_ERROR_TABLE, httpErrorFor, type HttpErrorMapping } from './http/http-status-table.js';
 export { portcullisErrorHandler, sendError, sendPortcullisError } from './http/error-handler.js';
 export { DEFAULT_BODY_LIMIT, jsonBody } from './http/json-body.js';
-export { clientIp, principalId, principalName } from './http/caller-helpers.js';
-export { authContextOf, getPrincipal } from './http/request-auth.js';
-export { authContextFromRequest, connectionClientId } from './http/auth-context-builder.js';
+export { clientIp } from './http/client-address.js';
+export { authContextFromRequest, authContextOf, connectionClientId, getPrincipal, principalId, principalName } from './http/request-auth.js';
 export { JwtAuthController, upgradeResponse, type LoginResponse, type UpgradeResponse } from './auth/jwt-auth-controller.js';
 export type { UpgradeContext } from './auth/upgrade-context.js';

@@ -4,8 +4,8 @@
  */
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
-import { PORTCULLIS_CONFIG } from '../di/tokens.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
+import { PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { CAPTCHA_VERIFIER, type CaptchaVerifier } from '../captcha/captcha-verifier.js';
 import { PasswordHasher } from '../password/password-hasher.js';

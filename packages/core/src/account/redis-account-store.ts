@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import { silentLoggerFactory, type Logger } from '../logging/logger.js';
+import type { Logger } from '../contracts/logger.js';
+import { silentLoggerFactory } from '../logging/logger.js';
 import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from '../store/redis-connection.js';
 import type { Account, AccountStore, NewAccount } from './account-store.js';
 import { normalizeAccountKey } from '../store/lockout-store.js';

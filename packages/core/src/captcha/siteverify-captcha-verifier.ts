@@ -4,8 +4,8 @@
  */
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
-import { PORTCULLIS_CONFIG } from '../di/tokens.js';
+import { PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { CaptchaVerifier } from './captcha-verifier.js';
 
 /**

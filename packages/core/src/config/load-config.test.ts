@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CAPTCHA_VERIFY_URLS } from '../contracts/portcullis-config.js';
+import { Secret } from '../contracts/secret.js';
 import { ConfigError } from '../errors/portcullis-error.js';
-import { Secret } from '../key/secret.js';
 import { loadConfig } from './load-config.js';
-import { CAPTCHA_VERIFY_URLS } from './portcullis-config.js';
 
 const KEY = 'q5Yk0Rg1y3pLJ2cWnVh8e7tXo4aZs6uBmDfGiHjKlMw=';
 

@@ -1,7 +1,7 @@
+import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from '../contracts/portcullis-config.js';
+import { Secret } from '../contracts/secret.js';
 import { ConfigError } from '../errors/portcullis-error.js';
-import { Secret } from '../key/secret.js';
 import { overlayEnvironment, readConfigFile, type RawTree } from './config-source.js';
-import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from './portcullis-config.js';
 
 /**
  * Where {@link loadConfig} reads from; every field defaults to the process's own.

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { container } from 'tsyringe';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodePart, setup } from '../../test/support/jwt-kit.js';
-import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
+import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { AccessTokenIssuer, type IAccessTokenIssuer } from './access-token-issuer.js';
 

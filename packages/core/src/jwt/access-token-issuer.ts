@@ -2,20 +2,11 @@
  * IAccessTokenIssuer: a stateless issuer of short-lived HS256 access
  * tokens, injectable anywhere in an application.
  */
-import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
-import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
-import type { SigningKey } from '../key/key-guard.js';
-import {
-  ACCESS_TOKEN_TYP,
-  assertLifetime,
-  assertSubject,
-  JwtSigner,
-  mergeClaims,
-  NO_CLAIMS,
-  toCustomClaims,
-  type CustomClaims,
-} from './jwt-signer.js';
+import { inject, injectable, type InjectionToken } from 'tsyringe';
+import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
+import type { SigningKey } from '../contracts/signing-key.js';
+import { ACCESS_TOKEN_TYP, assertLifetime, assertSubject, JwtSigner, mergeClaims, NO_CLAIMS, toCustomClaims, type CustomClaims } from './jwt-signer.js';
 
 /**
  * An issued access token: the compact JWT and its lifetime (the
@@ -45,6 +36,19 @@ export interface IAccessTokenIssuer {
   issue(subject: string, claims?: Record<string, unknown>, lifetimeSeconds?: number): IssuedAccessToken;
   withClaims(claims: Record<string, unknown>): IAccessTokenIssuer;
 }
+
+/**
+ * The `IAccessTokenIssuer` name of the access token issuer, as an injection token.
+ *
+ * @example
+ * ```ts
+ * @injectable()
+ * class Tokens {
+ *   constructor(@inject(I_ACCESS_TOKEN_ISSUER) readonly issuer: IAccessTokenIssuer) {}
+ * }
+ * ```
+ */
+export const I_ACCESS_TOKEN_ISSUER: InjectionToken<IAccessTokenIssuer> = Symbol.for('portcullis:IAccessTokenIssuer');
 
 /**
  * Issues access tokens (header `typ: at+jwt`, HS256) carrying `sub`, the caller's

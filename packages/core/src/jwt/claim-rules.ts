@@ -2,7 +2,7 @@
  * The claim rules of {@link JwtTokenValidator}, applied to a payload whose
  * signature is already verified (internal). Answers the first broken rule.
  */
-import type { SecurityConfig } from '../config/portcullis-config.js';
+import type { SecurityConfig } from '../contracts/portcullis-config.js';
 import type { JwtTokenType } from '../contracts/tokens.js';
 import type { TokenFailureReason } from '../errors/portcullis-error.js';
 

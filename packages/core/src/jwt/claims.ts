@@ -3,7 +3,7 @@
  * (`jwt:name-claim`). The map follows ASP.NET's JwtSecurityTokenHandler inbound
  * map, plus `name` → the name claim type, as docs/concepts.md describes.
  */
-import type { SecurityConfig } from '../config/portcullis-config.js';
+import type { SecurityConfig } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
 import type { JwtClaims } from '../contracts/tokens.js';
 

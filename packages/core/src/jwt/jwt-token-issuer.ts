@@ -4,11 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { LoginTokenPair } from '../contracts/tokens.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
-import type { SigningKey } from '../key/key-guard.js';
+import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
+import type { SigningKey } from '../contracts/signing-key.js';
 import { ACCESS_TOKEN_TYP, assertSubject, JwtSigner, REFRESH_TOKEN_TYP, toCustomClaims } from './jwt-signer.js';
 
 /**

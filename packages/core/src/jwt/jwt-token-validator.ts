@@ -6,11 +6,11 @@
  */
 import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig, SecurityConfig } from '../config/portcullis-config.js';
+import type { PortcullisConfig, SecurityConfig } from '../contracts/portcullis-config.js';
 import type { JwtClaims, JwtTokenType, TokenValidationResult, TokenValidator } from '../contracts/tokens.js';
-import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
+import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
 import type { TokenFailureReason } from '../errors/portcullis-error.js';
-import type { SigningKey } from '../key/key-guard.js';
+import type { SigningKey } from '../contracts/signing-key.js';
 import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';
 import { readHeader, type HeaderVerdict } from './jwt-header.js';

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
+import type { Logger } from '../contracts/logger.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import type { Logger } from '../logging/logger.js';
 import { DEVELOPMENT_KEY, decodeBase64Key, resolveSigningKey } from './key-guard.js';
 
 function recordingLogger() {

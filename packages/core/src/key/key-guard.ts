@@ -1,7 +1,8 @@
-import { createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
+import { createSecretKey, timingSafeEqual } from 'node:crypto';
+import type { Logger } from '../contracts/logger.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
+import type { SigningKey } from '../contracts/signing-key.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import type { Logger } from '../logging/logger.js';
 
 /**
  * The public development key. Anyone can sign tokens with it: production refuses it.
@@ -13,20 +14,6 @@ import type { Logger } from '../logging/logger.js';
  * ```
  */
 export const DEVELOPMENT_KEY = Buffer.from('portcullis-public-development-key-never-use-in-production').toString('base64');
-
-/**
- * The HMAC key every token is signed and checked with, made into a `KeyObject` once.
- *
- * @example
- * ```ts
- * const { keyObject, isDevelopment }: SigningKey = container.resolve(SIGNING_KEY);
- * ```
- */
-export interface SigningKey {
-  readonly keyObject: KeyObject;
-  /** True when the public development key is in use. */
-  readonly isDevelopment: boolean;
-}
 
 const BASE64 = /^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}$/;
 

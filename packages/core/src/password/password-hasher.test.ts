@@ -3,7 +3,7 @@ import bcrypt from 'bcrypt';
 import { container } from 'tsyringe';
 import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
-import { PORTCULLIS_CONFIG } from '../di/tokens.js';
+import { PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { MALFORMED_HASHES, resolveHash } from '../../test/support/bcrypt-hashes.js';
 import { BcryptLimiter } from './bcrypt-limiter.js';

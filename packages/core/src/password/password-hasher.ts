@@ -5,8 +5,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { inject, injectable, registry } from 'tsyringe';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
-import { PORTCULLIS_CONFIG } from '../di/tokens.js';
+import { PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import { normaliseBcryptHash } from './bcrypt-hash-format.js';
 import { BcryptLimiter } from './bcrypt-limiter.js';
 import { assertPassword, bcryptInput, type PasswordPrehash } from './password-input.js';

@@ -1,6 +1,6 @@
 import type { AcceptedCredential } from '../contracts/auth-context.js';
 import type { Principal } from '../contracts/principal.js';
-import type { EnforceResult } from '../shield/shield-enforcer.js';
+import type { EnforceResult } from '../contracts/refusals.js';
 import { shieldPlan, type ShieldPlan } from '../shield/shield-plan-reader.js';
 import { SessionOrJwtAuth } from '../shield/session-or-jwt-auth.js';
 

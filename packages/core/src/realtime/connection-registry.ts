@@ -1,8 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Transport } from '../contracts/auth-context.js';
+import { LOGGER_FACTORY } from '../contracts/injection-tokens.js';
+import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { RevocationEvent, RevocationSubscribe } from '../contracts/sessions.js';
-import { LOGGER_FACTORY } from '../di/tokens.js';
-import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
+import { consoleLoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { Admitted } from './connection-plan.js';

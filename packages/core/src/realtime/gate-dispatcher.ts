@@ -1,11 +1,12 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
-import { LOGGER_FACTORY } from '../di/tokens.js';
-import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
-import { PORTCULLIS_CONTAINER } from '../shield/container-token.js';
-import { ShieldEnforcer, type EnforceResult } from '../shield/shield-enforcer.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONTAINER } from '../contracts/injection-tokens.js';
+import type { Logger, LoggerFactory } from '../contracts/logger.js';
+import type { EnforceResult } from '../contracts/refusals.js';
+import { consoleLoggerFactory } from '../logging/logger.js';
+import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
 import type { AuthContext } from '../contracts/auth-context.js';
-import { REFUSALS } from '../shield/shield-enforcer.js';
+import { REFUSALS } from '../contracts/refusals.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
 import { parseJsonFrame } from './frame-codec.js';

@@ -2,7 +2,7 @@
  * The options every connection-oriented transport (WebSocket, TCP) shares, and the
  * number checks every transport applies to its own limits.
  */
-import type { LoggerFactory } from '../logging/logger.js';
+import type { LoggerFactory } from '../contracts/logger.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import type { GateDispatcher } from './gate-dispatcher.js';
 

@@ -1,5 +1,5 @@
 import type { CredentialsRevoked, RevocationEvent, RevocationSubscribe } from '../contracts/sessions.js';
-import type { Logger } from '../logging/logger.js';
+import type { Logger } from '../contracts/logger.js';
 import type { RevocationBus } from '../store/revocation-bus.js';
 
 const GAP: RevocationEvent = Object.freeze({ kind: 'gap' });

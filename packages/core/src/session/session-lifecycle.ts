@@ -1,4 +1,4 @@
-import type { SecurityConfig } from '../config/portcullis-config.js';
+import type { SecurityConfig } from '../contracts/portcullis-config.js';
 import { SESSION_TOKEN_SUFFIX, type RefreshResult, type UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims, JwtTokenType } from '../contracts/tokens.js';
 import { TokenError } from '../errors/portcullis-error.js';
@@ -6,7 +6,7 @@ import { principalFromClaims } from '../jwt/claims.js';
 import { RESERVED_CLAIMS } from '../jwt/jwt-signer.js';
 import type { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import type { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
-import type { Logger } from '../logging/logger.js';
+import type { Logger } from '../contracts/logger.js';
 import { epochSecondsNow } from '../store/store-epoch.js';
 import type { JwtInvalidation } from './jwt-invalidation.js';
 import type { RevocationHub } from './revocation-hub.js';

@@ -6,14 +6,14 @@
  * (`CredentialChecks`) and the revocation hub that feeds both and the listeners.
  */
 import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
+import type { LoggerFactory } from '../contracts/logger.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
 import type { RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
-import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../di/tokens.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
-import type { LoggerFactory } from '../logging/logger.js';
 import { SessionStores } from '../store/session-stores.js';
 import { CredentialChecks } from './credential-checks.js';
 import { JwtInvalidation } from './jwt-invalidation.js';

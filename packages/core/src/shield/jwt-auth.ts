@@ -3,7 +3,7 @@ import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import type { JwtClaims } from '../contracts/tokens.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import { REFUSALS } from './shield-enforcer.js';
+import { REFUSALS } from '../contracts/refusals.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import { isJwtShape } from './credential-kind.js';

@@ -3,7 +3,7 @@ import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { Principal } from '../contracts/principal.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import { REFUSALS } from './shield-enforcer.js';
+import { REFUSALS } from '../contracts/refusals.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import { isSessionToken } from '../session/session-token.js';
 

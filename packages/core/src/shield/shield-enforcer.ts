@@ -1,52 +1,15 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
-import type { AcceptedCredential, AuthContext, ShieldResult } from '../contracts/auth-context.js';
+import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONTAINER } from '../contracts/injection-tokens.js';
+import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { Principal } from '../contracts/principal.js';
+import { REFUSALS, type EnforceResult } from '../contracts/refusals.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
-import { LOGGER_FACTORY } from '../di/tokens.js';
-import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
-import { PORTCULLIS_CONTAINER } from './container-token.js';
+import { consoleLoggerFactory } from '../logging/logger.js';
 import type { ShieldPlan } from './shield-plan-reader.js';
 import type { ShieldClass } from './shield.decorator.js';
 
-/**
- * A refusal's code: no or bad credential, not enough rights, or a backing store is down.
- *
- * @example
- * ```ts
- * const statusOf: Record<RefusalCode, number> = { unauthorized: 401, forbidden: 403, unavailable: 503 };
- * ```
- */
-export type RefusalCode = 'unauthorized' | 'forbidden' | 'unavailable';
-
-/**
- * The enforcer's verdict; `principal` is undefined for an open gate or route, and
- * `credential` names what a built-in shield accepted.
- *
- * @example
- * ```ts
- * const verdict: EnforceResult = await enforcer.enforce(plan, ctx);
- * if (!verdict.ok) return reply(verdict.code, verdict.message);
- * ```
- */
-export type EnforceResult =
-  | { readonly ok: true; readonly principal: Principal | undefined; readonly credential?: AcceptedCredential }
-  | { readonly ok: false; readonly code: RefusalCode; readonly message: string };
-
 const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
-
-/**
- * The fixed refusals; their messages are safe to send to any client.
- *
- * @example
- * ```ts
- * return REFUSALS.forbidden; // { ok: false, code: 'forbidden', message: 'the principal is not allowed here' }
- * ```
- */
-export const REFUSALS: Readonly<Record<RefusalCode, EnforceResult & { ok: false }>> = Object.freeze({
-  unauthorized: Object.freeze({ ok: false, code: 'unauthorized', message: 'a valid credential is required' }),
-  forbidden: Object.freeze({ ok: false, code: 'forbidden', message: 'the principal is not allowed here' }),
-  unavailable: Object.freeze({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' }),
-});
 
 /**
  * The one place that decides whether a request may pass a {@link ShieldPlan}.

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
-import { PORTCULLIS_CONFIG } from '../di/tokens.js';
+import { PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { CacheStore } from './cache-store.js';
 import { SessionStores } from './session-stores.js';
 

@@ -5,7 +5,7 @@
  * with in a single-threaded process. Everything is lost on restart.
  */
 import { Keyv } from 'keyv';
-import type { Logger } from '../logging/logger.js';
+import type { Logger } from '../contracts/logger.js';
 import type { CacheEntry } from './cache-entry.js';
 import type { CacheNamespace, CacheRef, CacheStore, CacheWrite } from './cache-store.js';
 import { LocalRevocationBus } from './revocation-bus.js';

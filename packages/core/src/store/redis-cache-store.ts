@@ -8,7 +8,7 @@
  */
 import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
-import type { Logger } from '../logging/logger.js';
+import type { Logger } from '../contracts/logger.js';
 import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './cache-entry.js';
 import type { CacheNamespace, CacheRef, CacheStore, CacheWrite } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from './redis-connection.js';

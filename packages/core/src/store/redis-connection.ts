@@ -5,7 +5,7 @@
  * line per state change.
  */
 import { createClient } from '@keyv/redis';
-import type { Logger } from '../logging/logger.js';
+import type { Logger } from '../contracts/logger.js';
 import { storeUnavailable } from './cache-store.js';
 
 /** The node-redis client type `@keyv/redis` builds on. */

@@ -5,8 +5,8 @@
  * bus signals a gap so they are cleared, because events published meanwhile are lost.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../contracts/logger.js';
 import type { CredentialsRevoked } from '../contracts/sessions.js';
-import type { Logger } from '../logging/logger.js';
 import { storeUnavailable } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, type RedisClient } from './redis-connection.js';
 import { LocalRevocationBus } from './revocation-bus.js';

@@ -2,8 +2,8 @@
  * How revocations travel: in-process for the memory provider, over Redis pub/sub for a
  * fleet. Near caches listen here to drop revoked sessions.
  */
+import type { Logger } from '../contracts/logger.js';
 import type { CredentialsRevoked } from '../contracts/sessions.js';
-import type { Logger } from '../logging/logger.js';
 
 /**
  * Carries {@link CredentialsRevoked} events to every listener in this process and, with Redis, to

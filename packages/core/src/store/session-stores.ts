@@ -4,8 +4,9 @@
  * picks memory or the Redis backplane for lockout counters (one Redis connection serves
  * both when both use it).
  */
-import type { PortcullisConfig } from '../config/portcullis-config.js';
-import { silentLoggerFactory, type LoggerFactory } from '../logging/logger.js';
+import type { LoggerFactory } from '../contracts/logger.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
+import { silentLoggerFactory } from '../logging/logger.js';
 import type { CacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
 import { RedisCacheStore } from './redis-cache-store.js';

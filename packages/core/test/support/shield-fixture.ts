@@ -5,16 +5,15 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { registerSessionServices } from '../../src/composition/register-session-services.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import type { PortcullisConfig } from '../../src/config/portcullis-config.js';
 import type { AuthContext, Transport } from '../../src/contracts/auth-context.js';
-import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from '../../src/di/tokens.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY, PORTCULLIS_CONTAINER } from '../../src/contracts/injection-tokens.js';
+import type { Logger, LoggerFactory } from '../../src/contracts/logger.js';
+import type { PortcullisConfig } from '../../src/contracts/portcullis-config.js';
 import { JwtTokenIssuer } from '../../src/jwt/jwt-token-issuer.js';
 import { resolveSigningKey } from '../../src/key/key-guard.js';
-import type { Logger, LoggerFactory } from '../../src/logging/logger.js';
-import { registerSessionServices } from '../../src/session/register-session-services.js';
 import { TokenSessionSync } from '../../src/session/token-session-sync.js';
-import { PORTCULLIS_CONTAINER } from '../../src/shield/container-token.js';
 import type { SessionStores } from '../../src/store/session-stores.js';
 
 /** Every line logged, to assert that nothing secret was written. */

@@ -9,7 +9,7 @@ import {
 } from '@portcullis/core';
 import type { Request, Response } from 'express';
 import { inject } from 'tsyringe';
-import { clientIp } from '../http/caller-helpers.js';
+import { clientIp } from '../http/client-address.js';
 import { authContextOf } from '../http/request-auth.js';
 import { Controller } from '../routing/controller.decorator.js';
 import { Post } from '../routing/route.decorators.js';

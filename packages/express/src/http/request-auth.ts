@@ -1,10 +1,14 @@
 /**
- * What the shields established for one request, kept on the request under a
- * symbol (unreachable from request input), so nothing can be spoofed.
+ * The auth of one HTTP request: its transport-neutral `AuthContext`, and what
+ * the shields established for it. No token is parsed here: the bearer text is
+ * handed to the shields as it came. The state is kept on the request and its
+ * socket under symbols (unreachable from request input), so nothing can be spoofed.
  */
-import type { AuthContext, Principal } from '@portcullis/core';
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { bearerCredential, type AuthContext, type Principal } from '@portcullis/core';
 import type { Request } from 'express';
-import { CONTEXT_OWNER as OWNER, authContextFromRequest } from './auth-context-builder.js';
+import { clientIp } from './client-address.js';
 
 /** The auth state of one request: its context and, once a shield passed, the principal. */
 export interface RequestAuth {
@@ -12,11 +16,88 @@ export interface RequestAuth {
   principal: Principal | undefined;
 }
 
+// Kept on the socket under symbols (not reachable from request input), so they
+// live and die with the connection without a WeakMap lookup per request.
+const CONNECTION_ID = Symbol('portcullis:connection-id');
+const CONNECTION_MEMO = Symbol('portcullis:connection-memo');
+type TaggedSocket = Socket & { [CONNECTION_ID]?: string; [CONNECTION_MEMO]?: Map<unknown, unknown> };
+
 const AUTH = Symbol('portcullis:request-auth');
 const BUILDER = Symbol('portcullis:context-builder');
+/** Where the request's auth state is linked from its context. */
+const OWNER = Symbol('portcullis:context-owner');
 
 type TaggedRequest = Request & { [AUTH]?: RequestAuth; [BUILDER]?: (req: Request) => AuthContext };
 type TaggedContext = AuthContext & { [OWNER]?: RequestAuth };
+
+/**
+ * The default client id: one id per TCP connection, so the requests a client
+ * sends over one keep-alive connection share it.
+ *
+ * @example
+ * ```ts
+ * createPortcullisApp(container, { controllers, clientId: (req) => req.get('x-client-id') ?? connectionClientId(req) });
+ * ```
+ */
+export function connectionClientId(req: Request): string {
+  const socket = req.socket as TaggedSocket;
+  return (socket[CONNECTION_ID] ??= randomUUID());
+}
+
+/**
+ * The shields' memo of one keep-alive connection. Shields key what they keep by
+ * the exact credential and re-check expiry and revocation on every request, so a
+ * connection that carries several credentials stays correct (it only misses).
+ */
+export function connectionMemo(req: Request): Map<unknown, unknown> {
+  const socket = req.socket as TaggedSocket;
+  return (socket[CONNECTION_MEMO] ??= new Map());
+}
+
+/**
+ * The `AuthContext` of one HTTP request. Every field is an own data property, so a
+ * shield that copies the context (`{ ...ctx, credential }`) to hand a built-in
+ * shield keeps them all.
+ */
+class HttpAuthContext implements AuthContext {
+  readonly transport = 'http' as const;
+  readonly clientId: string;
+  readonly remoteAddress: string | undefined;
+  readonly route: { readonly method: string; readonly path: string };
+  [OWNER]: RequestAuth | undefined = undefined;
+
+  constructor(
+    readonly credential: string | undefined,
+    readonly memo: Map<unknown, unknown>,
+    req: Request,
+    clientIdOf: (req: Request) => string,
+  ) {
+    this.clientId = clientIdOf(req);
+    this.remoteAddress = clientIp(req);
+    this.route = { method: req.method, path: req.path };
+  }
+}
+
+/**
+ * Builds the `AuthContext` of an HTTP request: the bearer credential, the client
+ * id, the client address (`req.ip`, which honours the app's `trust proxy` and
+ * nothing else), the route, and the shields' memo (per connection unless
+ * `perConnectionMemo` is false, then per request).
+ *
+ * @example
+ * ```ts
+ * const ctx = authContextFromRequest(req);
+ * await enforcer.enforce(plan, ctx);
+ * ```
+ */
+export function authContextFromRequest(
+  req: Request,
+  clientIdOf: (req: Request) => string = connectionClientId,
+  perConnectionMemo = true,
+): AuthContext {
+  const memo = perConnectionMemo ? connectionMemo(req) : new Map<unknown, unknown>();
+  return new HttpAuthContext(bearerCredential(req.headers.authorization) ?? undefined, memo, req, clientIdOf);
+}
 
 /** Records the auth state of a request; used by the shield middleware. */
 export function setRequestAuth(req: Request, auth: RequestAuth): void {
@@ -65,4 +146,30 @@ export function establishedPrincipal(ctx: AuthContext): Principal | undefined {
  */
 export function getPrincipal(req: Request): Principal | undefined {
   return (req as TaggedRequest)[AUTH]?.principal;
+}
+
+/**
+ * The principal id of the request (`sub`, or the name-identifier claim when
+ * inbound claims are mapped); undefined on an open route or without a principal.
+ *
+ * @example
+ * ```ts
+ * @JwtShield @Get('/me') me(req: Request) { return { id: principalId(req) }; }
+ * ```
+ */
+export function principalId(req: Request): string | undefined {
+  return getPrincipal(req)?.id;
+}
+
+/**
+ * The identity name of the request's principal (`jwt:name-claim`, otherwise the
+ * `name` claim); undefined when there is none.
+ *
+ * @example
+ * ```ts
+ * res.json({ hello: principalName(req) ?? 'stranger' });
+ * ```
+ */
+export function principalName(req: Request): string | undefined {
+  return getPrincipal(req)?.name;
 }

@@ -8,9 +8,8 @@ import {
 } from '@portcullis/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import { authContextFromRequest, connectionClientId } from '../http/auth-context-builder.js';
 import { CHALLENGE_WRITER, respondRefusal, type ChallengeWriter, type RefusalFormat } from '../http/refusal-responder.js';
-import { getRequestAuth, setContextBuilder, setRequestAuth, type RequestAuth } from '../http/request-auth.js';
+import { authContextFromRequest, connectionClientId, getRequestAuth, setContextBuilder, setRequestAuth, type RequestAuth } from '../http/request-auth.js';
 
 const passOn: RequestHandler = (_req, _res, next) => next();
 

@@ -1,4 +1,4 @@
-import type { Secret } from '../key/secret.js';
+import type { Secret } from './secret.js';
 
 /**
  * Captcha providers portcullis can verify against.

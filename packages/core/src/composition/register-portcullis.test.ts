@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { container as rootContainer, inject, injectable } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
+import { PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import { AccessTokenIssuer } from '../jwt/access-token-issuer.js';
+import { AccessTokenIssuer, I_ACCESS_TOKEN_ISSUER } from '../jwt/access-token-issuer.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { silentLoggerFactory } from '../logging/logger.js';
@@ -11,8 +12,7 @@ import { PasswordHasher } from '../password/password-hasher.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
-import { I_ACCESS_TOKEN_ISSUER, registerPortcullis, type PortcullisRegistration } from './register-portcullis.js';
-import { PORTCULLIS_CONFIG } from './tokens.js';
+import { registerPortcullis, type PortcullisRegistration } from './register-portcullis.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 

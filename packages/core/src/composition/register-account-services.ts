@@ -3,16 +3,17 @@
  */
 import 'reflect-metadata';
 import type { DependencyContainer } from 'tsyringe';
+import { ACCOUNT_STORE, type AccountStore } from '../account/account-store.js';
+import { InMemoryAccountStore } from '../account/in-memory-account-store.js';
+import { LoginService } from '../account/login-service.js';
+import { RedisAccountStore } from '../account/redis-account-store.js';
 import { CAPTCHA_VERIFIER } from '../captcha/captcha-verifier.js';
 import { SiteverifyCaptchaVerifier } from '../captcha/siteverify-captcha-verifier.js';
-import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../di/tokens.js';
-import { silentLoggerFactory, type LoggerFactory } from '../logging/logger.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
+import type { LoggerFactory } from '../contracts/logger.js';
+import { silentLoggerFactory } from '../logging/logger.js';
 import { RedisCacheStore } from '../store/redis-cache-store.js';
 import { SessionStores } from '../store/session-stores.js';
-import { ACCOUNT_STORE, type AccountStore } from './account-store.js';
-import { InMemoryAccountStore } from './in-memory-account-store.js';
-import { LoginService } from './login-service.js';
-import { RedisAccountStore } from './redis-account-store.js';
 
 /**
  * Registers `LoginService` (singleton) and, unless the application registered

@@ -2,11 +2,11 @@
  * DI registration of the session services in a tsyringe container.
  */
 import type { DependencyContainer } from 'tsyringe';
-import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../di/tokens.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
+import { TokenSessionSync } from '../session/token-session-sync.js';
 import { LockoutStore } from '../store/lockout-store.js';
 import { createSessionStores, SessionStores, type SessionStoreOptions } from '../store/session-stores.js';
-import { TokenSessionSync } from './token-session-sync.js';
 
 /**
  * Builds the stores from the container's `PORTCULLIS_CONFIG` and registers

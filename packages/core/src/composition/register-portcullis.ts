@@ -1,39 +1,28 @@
 /**
- * One call that wires portcullis into a tsyringe container.
+ * One call that wires portcullis into a tsyringe container. This folder is the
+ * composition root: it imports every other part of core, and nothing in core
+ * imports it (only `index.ts` re-exports it).
  */
 import 'reflect-metadata';
-import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import { registerAccountServices } from '../account/register-account-services.js';
+import type { DependencyContainer } from 'tsyringe';
 import { loadConfig } from '../config/load-config.js';
-import type { PortcullisConfig } from '../config/portcullis-config.js';
-import { AccessTokenIssuer, type IAccessTokenIssuer } from '../jwt/access-token-issuer.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, SIGNING_KEY } from '../contracts/injection-tokens.js';
+import type { LoggerFactory } from '../contracts/logger.js';
+import type { PortcullisConfig } from '../contracts/portcullis-config.js';
+import { AccessTokenIssuer, I_ACCESS_TOKEN_ISSUER } from '../jwt/access-token-issuer.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { resolveSigningKey } from '../key/key-guard.js';
-import { consoleLoggerFactory, type LoggerFactory } from '../logging/logger.js';
+import { consoleLoggerFactory } from '../logging/logger.js';
 import { PasswordHasher } from '../password/password-hasher.js';
 import { ConnectionRegistry } from '../realtime/connection-registry.js';
 import { GateDispatcher } from '../realtime/gate-dispatcher.js';
-import { registerSessionServices } from '../session/register-session-services.js';
-import { PORTCULLIS_CONTAINER } from '../shield/container-token.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
 import { SessionAuth } from '../shield/session-auth.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { SessionStores, SessionStoreOptions } from '../store/session-stores.js';
-import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './tokens.js';
-
-/**
- * The `IAccessTokenIssuer` name of the access token issuer, as an injection token.
- *
- * @example
- * ```ts
- * @injectable()
- * class Tokens {
- *   constructor(@inject(I_ACCESS_TOKEN_ISSUER) readonly issuer: IAccessTokenIssuer) {}
- * }
- * ```
- */
-export const I_ACCESS_TOKEN_ISSUER: InjectionToken<IAccessTokenIssuer> = Symbol.for('portcullis:IAccessTokenIssuer');
+import { registerAccountServices } from './register-account-services.js';
+import { registerSessionServices } from './register-session-services.js';
 
 /**
  * Options of {@link registerPortcullis}; each defaults to the process's own.

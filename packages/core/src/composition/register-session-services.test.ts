@@ -2,14 +2,14 @@ import 'reflect-metadata';
 import { container as root } from 'tsyringe';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
-import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
+import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { resolveSigningKey } from '../key/key-guard.js';
 import { silentLoggerFactory } from '../logging/logger.js';
+import { TokenSessionSync } from '../session/token-session-sync.js';
 import { LockoutStore } from '../store/lockout-store.js';
 import { SessionStores } from '../store/session-stores.js';
 import { registerSessionServices } from './register-session-services.js';
-import { TokenSessionSync } from './token-session-sync.js';
 
 describe('registerSessionServices', () => {
   it('registers singletons that tsyringe builds by constructor injection', async () => {
