@@ -6,14 +6,16 @@
 import 'reflect-metadata';
 export { loadConfig, type ConfigSources } from './config/load-config.js';
 export { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from './config/portcullis-config.js';
-export { ConfigError, PortcullisError, TokenError, type PortcullisErrorCode, type TokenFailureReason } from './errors/portcullis-error.js';
+export { ConfigError, PortcullisError, TokenError } from './errors/portcullis-error.js';
+export type { PortcullisErrorCode, TokenFailureReason } from './errors/error-codes.js';
+export { describeError, type ErrorLogFields } from './errors/describe-error.js';
 export { DEVELOPMENT_KEY, decodeBase64Key, resolveSigningKey, type SigningKey } from './key/key-guard.js';
 export { Secret } from './key/secret.js';
 export { consoleLoggerFactory, silentLoggerFactory, type Logger, type LoggerFactory } from './logging/logger.js';
 export type { AuthContext, ShieldResult, Transport } from './contracts/auth-context.js';
 export type { Principal } from './contracts/principal.js';
 export type { IShieldAuth, ShieldAuth } from './contracts/shield-auth.js';
-export { SESSION_TOKEN_SUFFIX, type RefreshResult, type RevocationEvent, type RevocationSubscribe, type UpgradeResult } from './contracts/sessions.js';
+export type { RefreshResult, RevocationEvent, RevocationSubscribe, UpgradeResult } from './contracts/sessions.js';
 export type { JwtClaims, JwtTokenType, LoginTokenPair, TokenValidationResult, TokenValidator } from './contracts/tokens.js';
 export { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './di/tokens.js';
 export { AccessTokenIssuer, type IAccessTokenIssuer, type IssuedAccessToken } from './jwt/access-token-issuer.js';
@@ -42,11 +44,10 @@ export { Portal } from './realtime/portal.decorator.js';
 export { Gate } from './realtime/gate.decorator.js';
 export { readPortalPlan, type GateRoute, type PortalPlan } from './realtime/portal-reader.js';
 export type { ConnectionContext, GateContext, GateHandler } from './realtime/connection-context.js';
-export { WIRE_ERROR_MESSAGES, encodeReply, errorReply, type GateReply, type GateRequest, type WireError, type WireErrorCode } from './realtime/wire-frames.js';
-export { readAuthFrame, authReply, type AuthFrame, type AuthReply } from './realtime/auth-frame.js';
+export type { AuthReply, GateReply, GateRequest, WireError, WireErrorCode } from '@portcullis/protocol';
+export { authReply } from './realtime/auth-frame.js';
 export { ConnectionAuthenticator, type ConnectionAuthResult } from './realtime/connection-authenticator.js';
 export { GateDispatcher, type PortalClass } from './realtime/gate-dispatcher.js';
-export { DEFAULT_MAX_FRAME_BYTES, FRAME_HEADER_BYTES, encodeFrame, FrameDecoder, FrameTooLargeError, parseJsonFrame } from './realtime/frame-codec.js';
 export { ReplySequencer, type PendingReply, type ReplySequencerOptions } from './realtime/reply-sequencer.js';
 export {
   DEFAULT_MAX_BUFFERED_BYTES,
@@ -69,7 +70,7 @@ export {
 } from './realtime/connection-registry.js';
 export { TokenSessionSync } from './session/token-session-sync.js';
 export { registerSessionServices } from './session/register-session-services.js';
-export { isSessionToken, newSessionToken, SESSION_TOKEN_LENGTH } from './session/session-token.js';
+export { newSessionToken } from './session/session-token.js';
 export { SessionNearCache } from './session/session-near-cache.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
 export { LockoutStore, normalizeAccountKey, type LockoutStatus } from './store/lockout-store.js';

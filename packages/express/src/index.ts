@@ -21,5 +21,6 @@ export { DEFAULT_BODY_LIMIT, jsonBody } from './http/json-body.js';
 export { clientIp, principalId, principalName } from './http/caller-helpers.js';
 export { authContextOf, getPrincipal } from './http/request-auth.js';
 export { authContextFromRequest, connectionClientId } from './http/auth-context-builder.js';
-export { JwtAuthController, upgradeResponse, type LoginResponse, type UpgradeResponse } from './auth/jwt-auth-controller.js';
+export { JwtAuthController, upgradeResponse } from './auth/jwt-auth-controller.js';
+export type { LoginResponse, UpgradeResponse } from '@portcullis/protocol';
 export type { UpgradeContext } from './auth/upgrade-context.js';

@@ -75,8 +75,8 @@ export interface PushFrame {
 export type FrameKind = 'reply' | 'auth' | 'push';
 
 /**
- * Tells a reply (numeric `id` and boolean `ok`), an auth answer (`type: "auth"`)
- * and a push (anything else, typically with its own `type`) apart.
+ * Tells a reply (an `id`, numeric or null, and a boolean `ok`), an auth answer
+ * (`type: "auth"`) and a push (anything else, typically with its own `type`) apart.
  *
  * @example
  * ```ts
@@ -88,7 +88,8 @@ export type FrameKind = 'reply' | 'auth' | 'push';
 export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
   const { type } = frame;
   if (typeof type === 'string') return type === 'auth' ? 'auth' : 'push';
-  return typeof frame['id'] === 'number' && typeof frame['ok'] === 'boolean' ? 'reply' : 'push';
+  const { id } = frame;
+  return (typeof id === 'number' || id === null) && typeof frame['ok'] === 'boolean' ? 'reply' : 'push';
 }
 
 /**

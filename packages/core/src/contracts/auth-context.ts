@@ -1,3 +1,4 @@
+import type { RefusalCode } from '../errors/error-codes.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -50,4 +51,4 @@ export interface AuthContext {
  */
 export type ShieldResult =
   | { readonly ok: true; readonly principal: Principal }
-  | { readonly ok: false; readonly code: 'unauthorized' | 'forbidden' | 'unavailable'; readonly message?: string };
+  | { readonly ok: false; readonly code: RefusalCode; readonly message?: string };

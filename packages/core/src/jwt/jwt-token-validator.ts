@@ -9,7 +9,7 @@ import { inject, injectable } from 'tsyringe';
 import type { PortcullisConfig, SecurityConfig } from '../config/portcullis-config.js';
 import type { JwtClaims, JwtTokenType, TokenValidationResult, TokenValidator } from '../contracts/tokens.js';
 import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../di/tokens.js';
-import type { TokenFailureReason } from '../errors/portcullis-error.js';
+import type { TokenFailureReason } from '../errors/error-codes.js';
 import type { SigningKey } from '../key/key-guard.js';
 import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';

@@ -1,12 +1,13 @@
+import { WIRE_ERROR_MESSAGES } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../contracts/principal.js';
 import { LOGGER_FACTORY } from '../di/tokens.js';
+import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
 import { credentialKind } from '../shield/credential-kind.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
 import { SessionAuth } from '../shield/session-auth.js';
 import type { ConnectionContext } from './connection-context.js';
-import { WIRE_ERROR_MESSAGES } from './wire-frames.js';
 
 /**
  * How a connection may authenticate: which credential, for whom.
@@ -77,7 +78,7 @@ export class ConnectionAuthenticator {
       if (!result.ok) return refusal(result.code, result.message);
       return { ok: true, kind, principal: result.principal };
     } catch (error) {
-      this.log.error('connection authentication failed; refusing with unavailable', { error: (error as Error | undefined)?.name ?? typeof error });
+      this.log.error('connection authentication failed; refusing with unavailable', describeError(error));
       return refusal('unavailable', undefined);
     }
   }

@@ -1,7 +1,9 @@
+import type { CloseReason } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { Transport } from '../contracts/auth-context.js';
 import type { RevocationEvent, RevocationSubscribe } from '../contracts/sessions.js';
 import { LOGGER_FACTORY } from '../di/tokens.js';
+import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import type { ConnectionAuthResult } from './connection-authenticator.js';
@@ -15,7 +17,7 @@ import type { ConnectionContext } from './connection-context.js';
  * const close = (code: ConnectionCloseCode, reason: string) => ws.close(code === 'unauthorized' ? 4401 : 1011, reason);
  * ```
  */
-export type ConnectionCloseCode = 'unauthorized';
+export type ConnectionCloseCode = Extract<CloseReason, 'unauthorized'>;
 
 /**
  * What a transport supplies when a connection opens.
@@ -214,7 +216,7 @@ export class ConnectionRegistry {
       try {
         entry.close('unauthorized', 'credential revoked');
       } catch (error) {
-        this.log.warn('closing a revoked connection failed', { clientId: entry.clientId, error: (error as Error | undefined)?.name ?? typeof error });
+        this.log.warn('closing a revoked connection failed', { clientId: entry.clientId, ...describeError(error) });
       }
     }
   }
@@ -224,7 +226,7 @@ export class ConnectionRegistry {
       entry.send(frame);
       return true;
     } catch (error) {
-      this.log.warn('push to a connection failed', { clientId: entry.clientId, error: (error as Error | undefined)?.name ?? typeof error });
+      this.log.warn('push to a connection failed', { clientId: entry.clientId, ...describeError(error) });
       return false;
     }
   }

@@ -1,14 +1,15 @@
+import { errorReply, isWireErrorCode, parseJsonFrame, type GateReply, type WireErrorCode } from '@portcullis/protocol';
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import { LOGGER_FACTORY } from '../di/tokens.js';
+import { describeError } from '../errors/describe-error.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
 import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
 import { PORTCULLIS_CONTAINER } from '../shield/container-token.js';
 import { ShieldEnforcer, type EnforceResult } from '../shield/shield-enforcer.js';
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
 import { ConnectionAuthenticator, type ConnectionAuthResult } from './connection-authenticator.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
-import { parseJsonFrame } from './frame-codec.js';
 import { readPortalPlan } from './portal-reader.js';
-import { errorReply, type GateReply } from './wire-frames.js';
 
 /**
  * A class decorated with `@Portal`; resolved through the container.
@@ -111,8 +112,11 @@ export class GateDispatcher {
       const data = isThenable(result) ? await result : result;
       return { id, ok: true, data: data === undefined ? null : data };
     } catch (error) {
-      this.log.error('gate handler threw; answering internal', { portal, gate, clientId: conn.clientId, ...describeError(error) });
-      return errorReply(id, 'internal');
+      const code = replyCodeOf(error);
+      const fields = { portal, gate, clientId: conn.clientId, ...describeError(error) };
+      if (code === 'internal') this.log.error('gate handler threw; answering internal', fields);
+      else this.log.debug(`gate handler refused with ${code}`, fields);
+      return errorReply(id, code);
     }
   }
 
@@ -135,9 +139,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
-/** Only the error's class name and code: its message may carry data or secrets. */
-function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: typeof error };
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? { error: error.name, code } : { error: error.name };
+/**
+ * A handler's `PortcullisError` whose code is a real-time code answers that code,
+ * with the code's fixed message; anything else is `internal`.
+ */
+function replyCodeOf(error: unknown): WireErrorCode {
+  return error instanceof PortcullisError && isWireErrorCode(error.code) ? error.code : 'internal';
 }

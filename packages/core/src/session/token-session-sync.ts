@@ -3,12 +3,14 @@
  * session tokens per message, rotates refresh tokens and revokes credentials, in memory
  * or on Redis for a fleet.
  */
+import { isSessionToken, SESSION_TOKEN_SUFFIX } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { PortcullisConfig, SecurityConfig } from '../config/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
-import { SESSION_TOKEN_SUFFIX, type RefreshResult, type RevocationEvent, type RevocationSubscribe, type UpgradeResult } from '../contracts/sessions.js';
+import type { RefreshResult, RevocationEvent, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims, JwtTokenType } from '../contracts/tokens.js';
 import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../di/tokens.js';
+import { describeError } from '../errors/describe-error.js';
 import { TokenError } from '../errors/portcullis-error.js';
 import { principalFromClaims } from '../jwt/claims.js';
 import { RESERVED_CLAIMS } from '../jwt/jwt-signer.js';
@@ -24,7 +26,6 @@ import { JwtNearCache } from './jwt-near-cache.js';
 import { SessionNearCache } from './session-near-cache.js';
 import { SessionPairStore } from './session-pair-store.js';
 import type { AccessRecord } from './session-record.js';
-import { isSessionToken } from './session-token.js';
 
 const GAP_EVENT: RevocationEvent = Object.freeze({ sessionTokens: Object.freeze([]), jtis: Object.freeze([]) });
 
@@ -314,7 +315,7 @@ export class TokenSessionSync {
       try {
         listener(event);
       } catch (error) {
-        this.logger.error('revocation listener threw', { error: error instanceof Error ? error.name : typeof error });
+        this.logger.error('revocation listener threw', describeError(error));
       }
     }
   }

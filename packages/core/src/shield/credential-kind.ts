@@ -1,5 +1,5 @@
+import { isSessionToken } from '@portcullis/protocol';
 import { MAX_TOKEN_LENGTH } from '../jwt/jwt-token-validator.js';
-import { isSessionToken } from '../session/session-token.js';
 
 /**
  * The two credential kinds portcullis issues, told apart by shape alone.

@@ -3,20 +3,14 @@ import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { Principal } from '../contracts/principal.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { LOGGER_FACTORY } from '../di/tokens.js';
+import { describeError } from '../errors/describe-error.js';
+import type { RefusalCode } from '../errors/error-codes.js';
 import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
 import { PORTCULLIS_CONTAINER } from './container-token.js';
 import type { ShieldPlan } from './shield-plan-reader.js';
 import type { ShieldClass } from './shield.decorator.js';
 
-/**
- * A refusal's code: no or bad credential, not enough rights, or a backing store is down.
- *
- * @example
- * ```ts
- * const statusOf: Record<RefusalCode, number> = { unauthorized: 401, forbidden: 403, unavailable: 503 };
- * ```
- */
-export type RefusalCode = 'unauthorized' | 'forbidden' | 'unavailable';
+export type { RefusalCode } from '../errors/error-codes.js';
 
 /**
  * The enforcer's verdict; `principal` is undefined for an open gate or route.
@@ -138,10 +132,7 @@ export class ShieldEnforcer {
   }
 
   private failed(shieldClass: ShieldClass, error: unknown): EnforceResult {
-    const fields: Record<string, unknown> = { shield: shieldClass.name, error: (error as Error | undefined)?.name ?? typeof error };
-    const code = (error as { code?: unknown } | undefined)?.code;
-    if (typeof code === 'string') fields.code = code;
-    this.log.error('shield failed; refusing with unavailable', fields);
+    this.log.error('shield failed; refusing with unavailable', { shield: shieldClass.name, ...describeError(error) });
     return REFUSALS.unavailable;
   }
 }

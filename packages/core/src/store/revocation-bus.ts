@@ -3,6 +3,7 @@
  * fleet. Near caches listen here to drop revoked sessions.
  */
 import type { RevocationEvent } from '../contracts/sessions.js';
+import { describeError } from '../errors/describe-error.js';
 import type { Logger } from '../logging/logger.js';
 
 /**
@@ -71,7 +72,7 @@ export class LocalRevocationBus implements RevocationBus {
       try {
         listener(event);
       } catch (error) {
-        this.logger.error('revocation listener threw', { error: error instanceof Error ? error.name : typeof error });
+        this.logger.error('revocation listener threw', describeError(error));
       }
     }
   }
@@ -81,7 +82,7 @@ export class LocalRevocationBus implements RevocationBus {
       try {
         listener();
       } catch (error) {
-        this.logger.error('revocation gap listener threw', { error: error instanceof Error ? error.name : typeof error });
+        this.logger.error('revocation gap listener threw', describeError(error));
       }
     }
   }
