@@ -45,7 +45,7 @@ describe('example game server: /game on WebSocket, TCP and UDP', () => {
     expect(() => realtimeAddressesFromEnv({ TCP_PORT: 'http' })).toThrow(/TCP_PORT/);
   });
 
-  it.each(['ws', 'tcp', 'udp'])('%s: ping, move and whoami answer as the example's README says', async (name) => {
+  it.each(['ws', 'tcp', 'udp'])("%s: ping, move and whoami answer as the example's README says", async (name) => {
     const open = connect[name]!;
     const anonymous = await open();
     expect(await anonymous.request('/game', 'ping')).toMatchObject({ ok: true, data: 'pong' });
