@@ -20,7 +20,7 @@ export type { JwtClaims, JwtTokenType, LoginTokenPair, TokenValidationResult, To
 export { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './di/tokens.js';
 export { AccessTokenIssuer, type IAccessTokenIssuer, type IssuedAccessToken } from './jwt/access-token-issuer.js';
 export { JwtTokenIssuer, type IssuedLoginPair } from './jwt/jwt-token-issuer.js';
-export { JwtTokenValidator, MAX_TOKEN_LENGTH } from './jwt/jwt-token-validator.js';
+export { JwtTokenValidator } from './jwt/jwt-token-validator.js';
 export { ClaimTypes, INBOUND_CLAIM_MAP, mapInboundClaims, principalFromClaims, principalId, principalName } from './jwt/claims.js';
 export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './jwt/jwt-signer.js';
 export { PasswordHasher } from './password/password-hasher.js';
@@ -39,7 +39,6 @@ export { JwtAuth, type VerifiedJwt } from './shield/jwt-auth.js';
 export { SessionAuth } from './shield/session-auth.js';
 export { SessionOrJwtAuth } from './shield/session-or-jwt-auth.js';
 export { bearerCredential } from './shield/bearer-credential.js';
-export { credentialKind, isJwtShape, type CredentialKind } from './shield/credential-kind.js';
 export { Portal } from './realtime/portal.decorator.js';
 export { Gate } from './realtime/gate.decorator.js';
 export { readPortalPlan, type GateRoute, type PortalPlan } from './realtime/portal-reader.js';

@@ -5,6 +5,7 @@
  * with non-object payloads, and throws on bad JSON.
  */
 import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { MAX_TOKEN_LENGTH } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { PortcullisConfig, SecurityConfig } from '../config/portcullis-config.js';
 import type { JwtClaims, JwtTokenType, TokenValidationResult, TokenValidator } from '../contracts/tokens.js';
@@ -15,15 +16,6 @@ import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';
 import { readHeader, type HeaderVerdict } from './jwt-header.js';
 
-/**
- * Tokens longer than this many characters are refused as `malformed` before any parsing.
- *
- * @example
- * ```ts
- * if (bearer.length > MAX_TOKEN_LENGTH) return reply(401); // what validate() would answer anyway
- * ```
- */
-export const MAX_TOKEN_LENGTH = 8192;
 
 const HS256_SIGNATURE_LENGTH = 43;
 const HEADER_CACHE_LIMIT = 64;

@@ -1,10 +1,9 @@
-import { WIRE_ERROR_MESSAGES } from '@portcullis/protocol';
+import { credentialKind, WIRE_ERROR_MESSAGES } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../contracts/principal.js';
 import { LOGGER_FACTORY } from '../di/tokens.js';
 import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory, type Logger, type LoggerFactory } from '../logging/logger.js';
-import { credentialKind } from '../shield/credential-kind.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
 import { SessionAuth } from '../shield/session-auth.js';
 import type { ConnectionContext } from './connection-context.js';

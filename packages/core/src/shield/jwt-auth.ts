@@ -1,3 +1,4 @@
+import { isJwtShape } from '@portcullis/protocol';
 import { injectable } from 'tsyringe';
 import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { Principal } from '../contracts/principal.js';
@@ -7,7 +8,6 @@ import { PortcullisError } from '../errors/portcullis-error.js';
 import { REFUSALS } from './shield-enforcer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
-import { isJwtShape } from './credential-kind.js';
 
 type Refusal = Extract<ShieldResult, { ok: false }>;
 
