@@ -3,7 +3,7 @@ import ts from 'typescript';
 import { defineConfig, type Plugin } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-const packages = ['core', 'express', 'ws', 'tcp', 'udp', 'client'];
+const packages = ['protocol', 'core', 'express', 'ws', 'tcp', 'udp', 'client'];
 
 /**
  * Vite's esbuild transform drops `design:paramtypes`, which tsyringe needs for

@@ -6,7 +6,7 @@
  */
 import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
-import { encodeFrame, FrameDecoder } from '@portcullis/core';
+import { encodeFrame, FrameDecoder, parseJsonFrame } from '@portcullis/protocol';
 
 let nextId = 1;
 
@@ -43,7 +43,8 @@ export async function openTcp(port, token) {
   socket.on('error', () => {});
   socket.on('data', (chunk) => {
     for (const body of decoder.push(chunk)) {
-      const frame = JSON.parse(body.toString('utf8'));
+      const frame = parseJsonFrame(body);
+      if (frame === undefined) continue;
       if (frame.type === 'auth') onAuth(frame);
       else router.deliver(frame);
     }

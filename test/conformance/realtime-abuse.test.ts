@@ -6,7 +6,7 @@
 import { createSocket } from 'node:dgram';
 import { connect as netConnect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { encodeFrame, FrameDecoder } from '@portcullis/core';
+import { encodeFrame, FrameDecoder, parseJsonFrame } from '@portcullis/protocol';
 import WebSocket from 'ws';
 import { byId, Inbox } from './support/inbox.js';
 import { createRealtimeStack, type RealtimeStack } from './support/realtime-stack.js';
@@ -105,7 +105,7 @@ describe('TCP abuse', () => {
     const { socket } = rawTcp(driver.port());
     const inbox = new Inbox();
     const decoder = new FrameDecoder();
-    socket.on('data', (chunk) => decoder.push(chunk).forEach((f) => inbox.push(JSON.parse(f.toString()))));
+    socket.on('data', (chunk) => decoder.push(chunk).forEach((f) => inbox.push(parseJsonFrame(f))));
     const token = await stack.session('pip');
     const burst = [encodeFrame(JSON.stringify({ type: 'auth', token }))];
     for (let id = 1; id <= 200; id++) burst.push(encodeFrame(JSON.stringify({ id, portal: '/game', gate: id % 2 ? 'move' : 'ping', data: { x: id, y: 0 } })));

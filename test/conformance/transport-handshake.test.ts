@@ -7,7 +7,7 @@ import { createSocket } from 'node:dgram';
 import { createServer } from 'node:http';
 import { connect as netConnect, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { encodeFrame, FrameDecoder } from '@portcullis/core';
+import { encodeFrame, FrameDecoder, parseJsonFrame } from '@portcullis/protocol';
 import { attachWebSocketTransport } from '@portcullis/ws';
 import WebSocket from 'ws';
 import { Inbox } from './support/inbox.js';
@@ -149,7 +149,7 @@ describe('TCP handshake', () => {
     const socket = netConnect({ port: driver.port(), host: '127.0.0.1' });
     const inbox = new Inbox();
     const decoder = new FrameDecoder();
-    socket.on('data', (chunk) => decoder.push(chunk).forEach((f) => inbox.push(JSON.parse(f.toString()))));
+    socket.on('data', (chunk) => decoder.push(chunk).forEach((f) => inbox.push(parseJsonFrame(f))));
     socket.on('error', () => {});
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     return { socket, inbox, closed };

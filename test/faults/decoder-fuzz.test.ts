@@ -7,9 +7,8 @@
  * the documented shape; and a real request still succeeds afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConnectionProtocol, encodeFrame, FrameDecoder, FrameTooLargeError, readAuthFrame, type HandshakeMode,
-} from '@portcullis/core';
+import { ConnectionProtocol, type HandshakeMode } from '@portcullis/core';
+import { encodeFrame, FrameDecoder, FrameTooLargeError, readAuthFrame } from '@portcullis/protocol';
 import { createRealtimeStack, type RealtimeStack } from '../conformance/support/realtime-stack.js';
 import { fuzzInputs, seededRandom } from './support/fuzz-inputs.js';
 
@@ -63,7 +62,7 @@ describe('fuzz: FrameDecoder', () => {
       }
       const frame = encodeFrame(input.bytes);
       if (mode === 1) {
-        const received: Buffer[] = [];
+        const received: Uint8Array[] = [];
         for (let at = 0; at < frame.length; ) {
           const step = 1 + Math.floor(random() * 16);
           received.push(...decoder.push(frame.subarray(at, at + step)));

@@ -8,7 +8,7 @@
 import { createSocket } from 'node:dgram';
 import { connect as netConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFrame } from '@portcullis/core';
+import { encodeFrame } from '@portcullis/protocol';
 import WebSocket from 'ws';
 import { createRealtimeStack, type RealtimeStack } from '../conformance/support/realtime-stack.js';
 import { tcpDriver, udpDriver, wsDriver } from '../conformance/support/transport-drivers.js';

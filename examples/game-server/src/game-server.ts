@@ -6,7 +6,7 @@
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { consoleLoggerFactory, loadConfig, type LoggerFactory, type PortcullisConfig } from '@portcullis/core';
+import { consoleLoggerFactory, describeError, loadConfig, type LoggerFactory, type PortcullisConfig } from '@portcullis/core';
 import { createPortcullisApp } from '@portcullis/express';
 import type { Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -71,7 +71,7 @@ export async function createGameServer(options: GameServerOptions = {}): Promise
         httpServer.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => {
           httpServer.off('error', reject);
           // Without a listener, an 'error' after listen (EMFILE on accept) would end the process.
-          httpServer.on('error', (error: NodeJS.ErrnoException) => log.error('HTTP server error', { error: error.code ?? error.name }));
+          httpServer.on('error', (error) => log.error('HTTP server error', describeError(error)));
           const { address, port, family } = httpServer.address() as AddressInfo;
           resolve({ http: `http://${family === 'IPv6' ? `[${address}]` : address}:${port}` });
         });

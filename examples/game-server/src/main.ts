@@ -6,7 +6,7 @@
  * which win. Prints where it listens.
  */
 import { fileURLToPath } from 'node:url';
-import { consoleLoggerFactory, loadConfig } from '@portcullis/core';
+import { consoleLoggerFactory, describeError, loadConfig } from '@portcullis/core';
 import { parseAdminUsers } from './admin-users.js';
 import { createGameServer } from './game-server.js';
 import { portFromEnv, realtimeAddressesFromEnv, startRealtime } from './realtime.js';
@@ -34,7 +34,7 @@ try {
     realtime.close().then(() => server.close()).then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error(`portcullis example: unclean shutdown: ${error instanceof Error ? error.name : typeof error}`);
+        console.error(`portcullis example: unclean shutdown: ${JSON.stringify(describeError(error))}`);
         process.exit(1);
       },
     );

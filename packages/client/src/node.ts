@@ -1,6 +1,7 @@
 /**
  * @portcullis/client/node — everything of the isomorphic entry, plus the TCP
- * and UDP transports, which need `node:net` and `node:dgram`.
+ * and UDP transports, which need `node:net` and `node:dgram`. Their framing is
+ * `@portcullis/protocol`'s, the same code the server runs.
  */
 export {
   AuthApi, backoffDelay, DEFAULT_BACKOFF, isPortcullisClientError, isServerErrorCode, parseLoginResponse, parseRefreshResponse,
@@ -12,6 +13,5 @@ export {
   type RequestFrame, type RequestOptions, type SessionTokens, type SignupInput, type WebSocketConstructor, type WebSocketLike,
   type WebSocketTransportOptions,
 } from './index.js';
-export { encodeFrame, FrameDecoder } from './node/length-prefixed-codec.js';
 export { tcpTransport, type TcpTransportOptions } from './node/tcp-transport.js';
 export { udpTransport, type UdpTransportOptions } from './node/udp-transport.js';

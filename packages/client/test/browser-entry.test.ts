@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+/** The one bare import a browser page maps (an import map) to the protocol's compiled entry. */
+const PROTOCOL = '@portcullis/protocol';
+const protocolEntry = resolve(src, '../../protocol/src/index.ts');
 
 function staticImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
@@ -16,17 +19,21 @@ function reachable(entry: string): Map<string, string[]> {
     if (seen.has(file)) return;
     const specifiers = staticImports(file);
     seen.set(file, specifiers);
-    for (const s of specifiers) if (s.startsWith('.')) visit(resolve(dirname(file), s.replace(/\.js$/, '.ts')));
+    for (const s of specifiers) {
+      if (s.startsWith('.')) visit(resolve(dirname(file), s.replace(/\.js$/, '.ts')));
+      else if (s === PROTOCOL) visit(protocolEntry);
+    }
   };
   visit(entry);
   return seen;
 }
 
 describe('the isomorphic entry', () => {
-  it('loads in a browser without a bundler: every static import it reaches is relative', () => {
+  it('loads in a browser without a bundler: every static import it reaches is relative, or @portcullis/protocol, whose own are relative', () => {
     const graph = reachable(resolve(src, 'index.ts'));
-    const bare = [...graph].flatMap(([file, specifiers]) => specifiers.filter((s) => !s.startsWith('.')).map((s) => `${file}: ${s}`));
+    const bare = [...graph].flatMap(([file, specifiers]) => specifiers.filter((s) => !s.startsWith('.') && s !== PROTOCOL).map((s) => `${file}: ${s}`));
     expect(graph.size).toBeGreaterThan(10);
+    expect(graph.has(protocolEntry)).toBe(true);
     expect(bare).toEqual([]);
   });
 

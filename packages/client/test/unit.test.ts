@@ -1,7 +1,9 @@
 import { Buffer } from 'node:buffer';
+import { createServer, type AddressInfo } from 'node:net';
+import { encodeFrame, FrameDecoder, FrameTooLargeError, parseJsonFrame } from '@portcullis/protocol';
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, DEFAULT_BACKOFF, parseRefreshResponse, PortcullisClient, PortcullisClientError } from '../src/index.js';
-import { encodeFrame, FrameDecoder } from '../src/node.js';
+import { tcpTransport } from '../src/node.js';
 
 /** A fake `/auth` that answers from a script and records what was asked (no token is asserted on, only routes). */
 function scriptedFetch(answers: Record<string, Array<[number, unknown]>>) {
@@ -34,14 +36,25 @@ describe('backoff', () => {
 
 describe('TCP frames', () => {
   it('decodes length-prefixed frames however the stream is chunked', () => {
-    const bytes = Buffer.concat([encodeFrame({ id: 1 }), encodeFrame({ type: 'auth', ok: true })]);
-    const decoder = new FrameDecoder(1024);
+    const bytes = Buffer.concat([encodeFrame(JSON.stringify({ id: 1 })), encodeFrame(JSON.stringify({ type: 'auth', ok: true }))]);
+    const decoder = new FrameDecoder({ maxFrameBytes: 1024 });
     const out = [...bytes].flatMap((byte) => decoder.push(Buffer.from([byte])));
-    expect(out.map((t) => JSON.parse(t))).toEqual([{ id: 1 }, { type: 'auth', ok: true }]);
+    expect(out.map((t) => parseJsonFrame(t))).toEqual([{ id: 1 }, { type: 'auth', ok: true }]);
   });
 
-  it('refuses a frame announced over the limit', () => {
-    expect(() => new FrameDecoder(8).push(encodeFrame({ long: 'x'.repeat(20) }))).toThrow(PortcullisClientError);
+  it('refuses a frame announced over the limit', async () => {
+    const oversized = encodeFrame(JSON.stringify({ long: 'x'.repeat(20) }));
+    expect(() => new FrameDecoder({ maxFrameBytes: 8 }).push(oversized)).toThrow(FrameTooLargeError);
+    const server = createServer((socket) => socket.end(oversized));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const open = tcpTransport({ port, maxFrameBytes: 8 }).open({ credential: null, baseUrl: 'http://game.test', handshakeTimeoutMs: 2000 }, { frame() {}, closed() {} });
+      await expect(open).rejects.toThrow(PortcullisClientError);
+      await expect(open).rejects.toMatchObject({ code: 'unexpected_response' });
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -6,7 +6,9 @@
 import 'reflect-metadata';
 export { loadConfig, type ConfigSources } from './config/load-config.js';
 export { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from './contracts/portcullis-config.js';
-export { ConfigError, PortcullisError, TokenError, type PortcullisErrorCode, type TokenFailureReason } from './errors/portcullis-error.js';
+export { ConfigError, PortcullisError, TokenError } from './errors/portcullis-error.js';
+export type { PortcullisErrorCode, TokenFailureReason } from './errors/error-codes.js';
+export { describeError, type ErrorLogFields } from './errors/describe-error.js';
 export type { SigningKey } from './contracts/signing-key.js';
 export { DEVELOPMENT_KEY, decodeBase64Key, resolveSigningKey } from './key/key-guard.js';
 export { Secret } from './contracts/secret.js';
@@ -15,20 +17,12 @@ export { consoleLoggerFactory, silentLoggerFactory } from './logging/logger.js';
 export type { AcceptedCredential, AuthContext, ShieldResult, Transport } from './contracts/auth-context.js';
 export type { Principal } from './contracts/principal.js';
 export type { IShieldAuth, ShieldAuth } from './contracts/shield-auth.js';
-export {
-  SESSION_TOKEN_SUFFIX,
-  type CredentialsRevoked,
-  type RefreshResult,
-  type RevocationEvent,
-  type RevocationGap,
-  type RevocationSubscribe,
-  type UpgradeResult,
-} from './contracts/sessions.js';
+export type { CredentialsRevoked, RefreshResult, RevocationEvent, RevocationGap, RevocationSubscribe, UpgradeResult } from './contracts/sessions.js';
 export type { JwtClaims, JwtTokenType, LoginTokenPair, TokenValidationResult, TokenValidator } from './contracts/tokens.js';
 export { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from './contracts/injection-tokens.js';
 export { AccessTokenIssuer, I_ACCESS_TOKEN_ISSUER, type IAccessTokenIssuer, type IssuedAccessToken } from './jwt/access-token-issuer.js';
 export { JwtTokenIssuer, type IssuedLoginPair } from './jwt/jwt-token-issuer.js';
-export { JwtTokenValidator, MAX_TOKEN_LENGTH } from './jwt/jwt-token-validator.js';
+export { JwtTokenValidator } from './jwt/jwt-token-validator.js';
 export { ClaimTypes, INBOUND_CLAIM_MAP, mapInboundClaims, principalFromClaims, principalId, principalName } from './jwt/claims.js';
 export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './jwt/jwt-signer.js';
 export { PasswordHasher } from './password/password-hasher.js';
@@ -48,16 +42,14 @@ export { JwtAuth } from './shield/jwt-auth.js';
 export { SessionAuth } from './shield/session-auth.js';
 export { SessionOrJwtAuth } from './shield/session-or-jwt-auth.js';
 export { bearerCredential } from './shield/bearer-credential.js';
-export { credentialKind, isJwtShape, type CredentialKind } from './shield/credential-kind.js';
 export { Portal } from './realtime/portal.decorator.js';
 export { Gate } from './realtime/gate.decorator.js';
 export { readPortalPlan, type GateRoute, type PortalPlan } from './realtime/portal-reader.js';
 export type { ConnectionContext, GateContext, GateHandler } from './realtime/connection-context.js';
-export { WIRE_ERROR_MESSAGES, encodeReply, errorReply, type GateReply, type GateRequest, type WireError, type WireErrorCode } from './realtime/wire-frames.js';
-export { readAuthFrame, authReply, type AuthFrame, type AuthReply } from './realtime/auth-frame.js';
+export type { AuthReply, GateReply, GateRequest, WireError, WireErrorCode } from '@portcullis/protocol';
+export { authReply } from './realtime/auth-frame.js';
 export { CONNECTION_PLAN, type Admission, type Admitted } from './realtime/connection-plan.js';
 export { GateDispatcher, type PortalClass } from './realtime/gate-dispatcher.js';
-export { DEFAULT_MAX_FRAME_BYTES, FRAME_HEADER_BYTES, encodeFrame, FrameDecoder, FrameTooLargeError, parseJsonFrame } from './realtime/frame-codec.js';
 export { ReplySequencer, type PendingReply, type ReplySequencerOptions } from './realtime/reply-sequencer.js';
 export {
   DEFAULT_MAX_BUFFERED_BYTES,
@@ -78,7 +70,7 @@ export {
   type RevocationSource,
 } from './realtime/connection-registry.js';
 export { TokenSessionSync } from './session/token-session-sync.js';
-export { isSessionToken, newSessionToken, SESSION_TOKEN_LENGTH } from './session/session-token.js';
+export { newSessionToken } from './session/session-token.js';
 export { SessionNearCache } from './session/session-near-cache.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
 export { LockoutStore, normalizeAccountKey, type LockoutStatus } from './store/lockout-store.js';

@@ -3,7 +3,8 @@
  * redis-server (started by test/support/global-setup.ts).
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { isSessionToken, PortcullisError, TokenError, type CredentialsRevoked } from '@portcullis/core';
+import { PortcullisError, TokenError, type CredentialsRevoked } from '@portcullis/core';
+import { isSessionToken } from '@portcullis/protocol';
 import { claimsOf, createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');

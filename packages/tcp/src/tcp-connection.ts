@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ConnectionProtocol, encodeFrame, FrameDecoder, type Logger, type ProtocolCloseReason } from '@portcullis/core';
+import { ConnectionProtocol, describeError, type Logger } from '@portcullis/core';
+import { encodeFrame, FrameDecoder, type CloseReason } from '@portcullis/protocol';
 import type { ResolvedTcpOptions } from './tcp-options.js';
 
 /**
@@ -52,8 +53,8 @@ export class TcpConnection {
       this.writeBlocked = false;
       this.updateReading();
     });
-    socket.on('error', (error: Error & { code?: string }) => {
-      log.debug('TCP socket error; the connection closes', { clientId: this.clientId, error: error.code ?? error.name });
+    socket.on('error', (error) => {
+      log.debug('TCP socket error; the connection closes', { clientId: this.clientId, ...describeError(error) });
     });
     socket.on('close', () => {
       clearTimeout(this.deadline);
@@ -63,7 +64,7 @@ export class TcpConnection {
   }
 
   private receive(chunk: Buffer): void {
-    let frames: Buffer[];
+    let frames: Uint8Array[];
     try {
       frames = this.decoder.push(chunk);
     } catch {
@@ -98,8 +99,8 @@ export class TcpConnection {
     }
   }
 
-  private close(reason: ProtocolCloseReason): void {
-    if (reason === 'bad_handshake') return void this.socket.destroy();
+  private close(reason: CloseReason): void {
+    if (reason === 'bad_request') return void this.socket.destroy();
     // Flush the auth reply, then stop listening: a peer that keeps its half open is cut off.
     this.socket.end();
     this.socket.pause();

@@ -1,11 +1,11 @@
 import {
-  DEFAULT_MAX_FRAME_BYTES,
   nonNegativeInteger,
   positiveInteger,
   resolveConnectionTransportOptions,
   type ConnectionTransportOptions,
   type ResolvedConnectionTransportOptions,
 } from '@portcullis/core';
+import { DEFAULT_MAX_FRAME_BYTES } from '@portcullis/protocol';
 
 /**
  * Options of {@link createTcpTransport}: core's shared connection options

@@ -4,7 +4,7 @@
  * request, replies in request order.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { consoleLoggerFactory, type Logger } from '@portcullis/core';
+import { consoleLoggerFactory, describeError, type Logger } from '@portcullis/core';
 import { TcpConnection } from './tcp-connection.js';
 import { resolveTcpOptions, type ResolvedTcpOptions, type TcpTransportOptions } from './tcp-options.js';
 
@@ -29,7 +29,7 @@ export class TcpTransport {
     this.options = resolveTcpOptions(options);
     this.log = (this.options.loggers ?? consoleLoggerFactory).create('portcullis:tcp');
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
-    this.server.on('error', (error) => this.log.error('TCP server error', { error: (error as Error & { code?: string }).code ?? error.name }));
+    this.server.on('error', (error) => this.log.error('TCP server error', describeError(error)));
   }
 
   /** Open connections. */

@@ -1,4 +1,4 @@
-import { encodeReply, type GateReply } from '@portcullis/core';
+import { encodeReply, type GateReply } from '@portcullis/protocol';
 
 /**
  * Fits a reply, already encoded as `text`, into the anti-amplification budget of an

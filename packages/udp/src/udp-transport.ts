@@ -6,10 +6,10 @@
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import { consoleLoggerFactory, encodeReply, parseJsonFrame, type ConnectionContext, type Logger } from '@portcullis/core';
+import { consoleLoggerFactory, describeError, type ConnectionContext, type Logger } from '@portcullis/core';
+import { encodeReply, parseJsonFrame } from '@portcullis/protocol';
 import { fitReply } from './udp-reply-budget.js';
 import { resolveUdpOptions, type ResolvedUdpOptions, type UdpTransportOptions } from './udp-options.js';
-
 
 /**
  * Counters of datagrams that got no reply, for metrics.
@@ -52,7 +52,7 @@ export class UdpTransport {
     this.log = (this.options.loggers ?? consoleLoggerFactory).create('portcullis:udp');
     this.socket = createSocket({ type: this.options.type });
     this.socket.on('message', (message, peer) => this.receive(message, peer));
-    this.socket.on('error', (error) => this.log.warn('UDP socket error', { error: (error as Error & { code?: string }).code ?? error.name }));
+    this.socket.on('error', (error) => this.log.warn('UDP socket error', describeError(error)));
   }
 
   /** Binds the socket; resolves with the bound address (port 0 picks a free port). */
@@ -99,7 +99,7 @@ export class UdpTransport {
     }
     this.pending++;
     this.answer(raw, message.length, peer)
-      .catch((error: unknown) => this.log.error('UDP request failed', { error: (error as Error | undefined)?.name ?? typeof error }))
+      .catch((error: unknown) => this.log.error('UDP request failed', describeError(error)))
       .finally(() => this.pending--);
   }
 
@@ -121,7 +121,7 @@ export class UdpTransport {
       return;
     }
     this.socket.send(text, peer.port, peer.address, (error) => {
-      if (error) this.log.debug('UDP reply not sent', { error: (error as Error & { code?: string }).code ?? error.name });
+      if (error) this.log.debug('UDP reply not sent', describeError(error));
     });
   }
 

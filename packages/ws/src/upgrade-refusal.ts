@@ -2,6 +2,17 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /**
+ * The statuses an upgrade is refused with: a bad request, a refused credential,
+ * a path this transport does not serve, a store that is down or a server shutting down.
+ *
+ * @example
+ * ```ts
+ * const status: UpgradeStatus = 401;
+ * ```
+ */
+export type UpgradeStatus = 400 | 401 | 404 | 503;
+
+/**
  * Answers an upgrade request with a plain HTTP error instead of `101`, then closes
  * the raw socket. 401 carries `WWW-Authenticate: Bearer`, as on HTTP routes.
  *
@@ -10,7 +21,7 @@ import type { Duplex } from 'node:stream';
  * refuseUpgrade(socket, 401);
  * ```
  */
-export function refuseUpgrade(socket: Duplex, status: 401 | 404 | 503): void {
+export function refuseUpgrade(socket: Duplex, status: UpgradeStatus): void {
   if (socket.destroyed) return;
   // The HTTP server removed its own listeners when it handed the socket over for the upgrade.
   if (socket.listenerCount('error') === 0) socket.on('error', () => socket.destroy());

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { ConnectionRegistry, silentLoggerFactory, type GateReply } from '@portcullis/core';
+import { ConnectionRegistry, silentLoggerFactory } from '@portcullis/core';
+import type { GateReply } from '@portcullis/protocol';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { Heartbeat } from './heartbeat.js';

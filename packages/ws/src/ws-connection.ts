@@ -1,40 +1,8 @@
-import {
-  ConnectionProtocol,
-  type Admitted,
-  type HandshakeMode,
-  type Logger,
-  type ProtocolCloseReason,
-} from '@portcullis/core';
+import { ConnectionProtocol, describeError, type Admitted, type HandshakeMode, type Logger } from '@portcullis/core';
 import { WebSocket, type RawData } from 'ws';
 import type { Heartbeat } from './heartbeat.js';
+import { WS_ANSWERS } from './ws-answers.js';
 import type { ResolvedWebSocketOptions } from './ws-options.js';
-
-/**
- * Close codes this transport sends.
- *
- * @example
- * ```ts
- * ws.on('close', (code) => {
- *   if (code === WS_CLOSE.unauthorized) void client.relogin();
- * });
- * ```
- */
-export const WS_CLOSE = Object.freeze({
-  /** The credential was refused (auth frame) or revoked. */
-  unauthorized: 4401,
-  /** The credential could not be checked (session store down); try again later. */
-  unavailable: 1013,
-  /** The server is shutting down. */
-  goingAway: 1001,
-  /** Policy violation (a protocol rule broken during the handshake). */
-  policy: 1008,
-});
-
-const CLOSE_CODES: Readonly<Record<ProtocolCloseReason, number>> = {
-  unauthorized: WS_CLOSE.unauthorized,
-  unavailable: WS_CLOSE.unavailable,
-  bad_handshake: WS_CLOSE.policy,
-};
 
 /** What the upgrade step learned about a connection. */
 export interface WebSocketPeer {
@@ -91,7 +59,7 @@ export class WebSocketConnection {
       memo: peer.memo,
       maxPending: options.maxPendingRequests,
       send: (text) => this.send(text),
-      close: (reason, detail) => ws.close(CLOSE_CODES[reason], detail),
+      close: (reason, detail) => ws.close(WS_ANSWERS[reason].close, detail),
       onSaturated: () => this.setSaturated(true),
       onRelieved: () => this.setSaturated(false),
     });
@@ -99,8 +67,8 @@ export class WebSocketConnection {
       heartbeat.seen(ws);
       this.protocol.receive(isBinary ? toBytes(data) : data.toString());
     });
-    ws.on('error', (error: Error & { code?: string }) => {
-      log.debug('WebSocket error; the connection closes', { clientId: peer.clientId, error: error.code ?? error.name });
+    ws.on('error', (error) => {
+      log.debug('WebSocket error; the connection closes', { clientId: peer.clientId, ...describeError(error) });
     });
     ws.on('close', () => {
       heartbeat.remove(ws);

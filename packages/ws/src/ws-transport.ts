@@ -8,11 +8,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { bearerCredential, consoleLoggerFactory, type Logger } from '@portcullis/core';
+import { bearerCredential, consoleLoggerFactory, describeError, type Logger } from '@portcullis/core';
+import { WS_CLOSE } from '@portcullis/protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Heartbeat } from './heartbeat.js';
-import { refuseUpgrade } from './upgrade-refusal.js';
-import { WebSocketConnection, WS_CLOSE, type WebSocketPeer } from './ws-connection.js';
+import { refuseUpgrade, type UpgradeStatus } from './upgrade-refusal.js';
+import { WS_ANSWERS } from './ws-answers.js';
+import { WebSocketConnection, type WebSocketPeer } from './ws-connection.js';
 import { resolveWebSocketOptions, type ResolvedWebSocketOptions, type WebSocketTransportOptions } from './ws-options.js';
 
 /**
@@ -48,7 +50,7 @@ export class WebSocketTransport {
     });
     this.listener = (request, socket, head) => {
       this.upgrade(request, socket, head).catch((error: unknown) => {
-        this.log.error('WebSocket upgrade failed', { error: (error as Error | undefined)?.name ?? typeof error });
+        this.log.error('WebSocket upgrade failed', describeError(error));
         socket.destroy();
       });
     };
@@ -92,15 +94,15 @@ export class WebSocketTransport {
     });
   }
 
-  private async authenticate(request: IncomingMessage): Promise<WebSocketPeer | 401 | 503> {
+  private async authenticate(request: IncomingMessage): Promise<WebSocketPeer | UpgradeStatus> {
     const clientId = `ws-${randomUUID()}`;
     const remoteAddress = this.options.remoteAddress(request);
     const token = bearerCredential(request.headers.authorization);
     if (token === undefined) return { clientId, remoteAddress, handshake: 'optional' };
-    if (token === null) return 401;
+    if (token === null) return WS_ANSWERS.unauthorized.status;
     const memo = new Map<unknown, unknown>();
     const admission = await this.options.dispatcher.admit({ transport: 'ws', credential: token, clientId, remoteAddress, memo });
-    if (!admission.ok) return admission.code === 'unavailable' ? 503 : 401;
+    if (!admission.ok) return WS_ANSWERS[admission.code === 'unavailable' ? 'unavailable' : 'unauthorized'].status;
     return { clientId, remoteAddress, handshake: 'done', credential: admission, memo };
   }
 

@@ -5,7 +5,7 @@
  */
 import { createSocket } from 'node:dgram';
 import { connect as netConnect } from 'node:net';
-import { encodeFrame, FrameDecoder } from '@portcullis/core';
+import { encodeFrame, FrameDecoder } from '@portcullis/protocol';
 import WebSocket from 'ws';
 import { byId, Inbox, type Reply } from './inbox.js';
 
@@ -33,6 +33,7 @@ export class ConnectRefused extends Error {
 }
 
 let nextId = 1;
+const utf8 = new TextDecoder();
 
 /** Opens a WebSocket; with a token, as `Authorization: Bearer`. */
 export async function connectWs(url: string, token?: string): Promise<RealtimeClient> {
@@ -69,7 +70,7 @@ export async function connectTcp(port: number, token?: string): Promise<Realtime
   const inbox = new Inbox();
   const decoder = new FrameDecoder({ maxFrameBytes: 1 << 30 });
   const closed = new Promise<Closed>((resolve) => socket.on('close', () => resolve({ code: 'end' })));
-  socket.on('data', (chunk) => decoder.push(chunk).forEach((body) => inbox.push(parse(body.toString('utf8')))));
+  socket.on('data', (chunk) => decoder.push(chunk).forEach((body) => inbox.push(parse(utf8.decode(body)))));
   socket.on('error', () => {});
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   socket.write(encodeFrame(JSON.stringify({ type: 'auth', token: token ?? null })));

@@ -3,28 +3,18 @@
  * real-time) plus a few the client raises itself; `status` is the HTTP status
  * when the error came from an HTTP answer.
  */
+import { isErrorCode, type ErrorCode } from '@portcullis/protocol';
 
 /**
- * Codes the server answers over HTTP (docs/http-api.md) and on real-time replies.
+ * Codes the server answers over HTTP (docs/http-api.md) and on real-time replies:
+ * the protocol's `ErrorCode`.
  *
  * @example
  * ```ts
  * if (isPortcullisClientError(error, 'conflict' satisfies PortcullisServerErrorCode)) askForAnotherName();
  * ```
  */
-export type PortcullisServerErrorCode =
-  | 'invalid_request'
-  | 'conflict'
-  | 'captcha_failed'
-  | 'invalid_credentials'
-  | 'locked_out'
-  | 'invalid_token'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'bad_request'
-  | 'unavailable'
-  | 'internal';
+export type PortcullisServerErrorCode = ErrorCode;
 
 /**
  * Codes the client raises without a server answer.
@@ -56,13 +46,8 @@ export type PortcullisLocalErrorCode =
  */
 export type PortcullisClientErrorCode = PortcullisServerErrorCode | PortcullisLocalErrorCode;
 
-const SERVER_CODES: ReadonlySet<string> = new Set<PortcullisServerErrorCode>([
-  'invalid_request', 'conflict', 'captcha_failed', 'invalid_credentials', 'locked_out', 'invalid_token',
-  'unauthorized', 'forbidden', 'not_found', 'bad_request', 'unavailable', 'internal',
-]);
-
 /**
- * Tells whether a wire code is one the client knows.
+ * Tells whether a wire code is one the client knows (the protocol's `isErrorCode`).
  *
  * @example
  * ```ts
@@ -70,7 +55,7 @@ const SERVER_CODES: ReadonlySet<string> = new Set<PortcullisServerErrorCode>([
  * ```
  */
 export function isServerErrorCode(code: unknown): code is PortcullisServerErrorCode {
-  return typeof code === 'string' && SERVER_CODES.has(code);
+  return isErrorCode(code);
 }
 
 /**

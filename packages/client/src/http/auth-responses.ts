@@ -1,17 +1,16 @@
+import { readLoginResponse, readUpgradeResponse, refreshResponseKind, type LoginResponse } from '@portcullis/protocol';
 import { PortcullisClientError } from '../errors/portcullis-client-error.js';
 
 /**
- * The login response: a JWT access token and a JWT refresh token.
+ * The login response: a JWT access token and a JWT refresh token (the protocol's
+ * `LoginResponse`).
  *
  * @example
  * ```ts
  * const { accessToken } = await client.loginWithUsername('alice', 'pw');
  * ```
  */
-export interface LoginTokens {
-  readonly accessToken: string;
-  readonly refreshToken: string;
-}
+export type LoginTokens = LoginResponse;
 
 /**
  * The upgrade response, with the expirations read as dates. Both tokens are
@@ -48,22 +47,6 @@ function malformed(what: string): PortcullisClientError {
   return new PortcullisClientError('unexpected_response', `the server's ${what} does not follow the contract`);
 }
 
-function field(body: unknown, name: string): unknown {
-  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
-}
-
-function stringField(body: unknown, name: string, what: string): string {
-  const value = field(body, name);
-  if (typeof value !== 'string' || value.length === 0) throw malformed(what);
-  return value;
-}
-
-function dateField(body: unknown, name: string, what: string): Date {
-  const date = new Date(stringField(body, name, what));
-  if (Number.isNaN(date.getTime())) throw malformed(what);
-  return date;
-}
-
 /**
  * Reads a login response body.
  *
@@ -73,10 +56,9 @@ function dateField(body: unknown, name: string, what: string): Date {
  * ```
  */
 export function parseLoginResponse(body: unknown): LoginTokens {
-  return {
-    accessToken: stringField(body, 'accessToken', 'login response'),
-    refreshToken: stringField(body, 'refreshToken', 'login response'),
-  };
+  const tokens = readLoginResponse(body);
+  if (tokens === undefined) throw malformed('login response');
+  return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken };
 }
 
 /**
@@ -88,11 +70,13 @@ export function parseLoginResponse(body: unknown): LoginTokens {
  * ```
  */
 export function parseUpgradeResponse(body: unknown): SessionTokens {
+  const session = readUpgradeResponse(body);
+  if (session === undefined) throw malformed('upgrade response');
   return {
-    accessToken: stringField(body, 'accessToken', 'upgrade response'),
-    refreshToken: stringField(body, 'refreshToken', 'upgrade response'),
-    accessExpiration: dateField(body, 'accessExpiration', 'upgrade response'),
-    refreshExpiration: dateField(body, 'refreshExpiration', 'upgrade response'),
+    accessToken: session.accessToken,
+    refreshToken: session.refreshToken,
+    accessExpiration: new Date(session.accessExpiration),
+    refreshExpiration: new Date(session.refreshExpiration),
   };
 }
 
@@ -106,7 +90,7 @@ export function parseUpgradeResponse(body: unknown): SessionTokens {
  * ```
  */
 export function parseRefreshResponse(body: unknown): RefreshResult {
-  return field(body, 'accessExpiration') === undefined
+  return refreshResponseKind(body) === 'login'
     ? { kind: 'login', tokens: parseLoginResponse(body) }
     : { kind: 'session', tokens: parseUpgradeResponse(body) };
 }

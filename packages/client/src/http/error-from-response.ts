@@ -1,6 +1,8 @@
-import { isServerErrorCode, PortcullisClientError, type PortcullisClientErrorCode } from '../errors/portcullis-client-error.js';
+import type { ErrorCode } from '@portcullis/protocol';
+import { isServerErrorCode, PortcullisClientError } from '../errors/portcullis-client-error.js';
 
-const CODE_BY_STATUS: Readonly<Record<number, PortcullisClientErrorCode>> = {
+/** The client's one table: the code of an HTTP error answer whose body names none. */
+const CODE_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'invalid_request',
   401: 'unauthorized',
   403: 'forbidden',

@@ -1,8 +1,10 @@
 import { connect, type Socket } from 'node:net';
-import { isServerErrorCode, PortcullisClientError } from '../errors/portcullis-client-error.js';
-import { authAnswer, parseFrame } from '../realtime/frame-json.js';
-import type { LinkRequest, LinkSink, RealtimeLink, RealtimeTransport } from '../realtime/realtime-transport.js';
-import { encodeFrame, FrameDecoder } from './length-prefixed-codec.js';
+import {
+  DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder, FrameTooLargeError, frameKind, readAuthReply, type AuthFrame, type AuthReply,
+} from '@portcullis/protocol';
+import { PortcullisClientError } from '../errors/portcullis-client-error.js';
+import { parseFrame } from '../realtime/frame-json.js';
+import type { InboundFrame, LinkRequest, LinkSink, RealtimeLink, RealtimeTransport } from '../realtime/realtime-transport.js';
 
 /**
  * Options of {@link tcpTransport}.
@@ -19,16 +21,26 @@ export interface TcpTransportOptions {
   readonly maxFrameBytes?: number;
 }
 
-function refusal(frame: Readonly<Record<string, unknown>>): PortcullisClientError {
-  const error = (frame['error'] ?? {}) as { code?: unknown; message?: unknown };
-  const code = isServerErrorCode(error.code) ? error.code : 'unauthorized';
-  return new PortcullisClientError(code, typeof error.message === 'string' ? error.message : 'the server refused the TCP credential');
+function refusal(answer: Extract<AuthReply, { ok: false }>): PortcullisClientError {
+  return new PortcullisClientError(answer.error.code, answer.error.message);
+}
+
+/** The frames of a chunk; a frame announced over the limit is the server breaking the contract. */
+function decodeFrames(decoder: FrameDecoder, chunk: Uint8Array): InboundFrame[] {
+  let bodies: Uint8Array[];
+  try {
+    bodies = decoder.push(chunk);
+  } catch (error) {
+    if (!(error instanceof FrameTooLargeError)) throw error;
+    throw new PortcullisClientError('unexpected_response', `the server sent a ${error.announcedBytes}-byte frame (limit ${error.maxBytes})`);
+  }
+  return bodies.map((body) => parseFrame(body)).filter((frame): frame is InboundFrame => frame !== undefined);
 }
 
 function openTcp(options: TcpTransportOptions, request: LinkRequest, sink: LinkSink): Promise<RealtimeLink> {
   const socket: Socket = connect({ host: options.host ?? '127.0.0.1', port: options.port });
   socket.setNoDelay(true);
-  const decoder = new FrameDecoder(options.maxFrameBytes ?? 64 * 1024);
+  const decoder = new FrameDecoder({ maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES });
   let closedByUs = false;
   let authenticated = false;
   let refusedLater = false;
@@ -36,7 +48,7 @@ function openTcp(options: TcpTransportOptions, request: LinkRequest, sink: LinkS
   const link: RealtimeLink = {
     send(frame) {
       if (socket.destroyed || !socket.writable) throw new PortcullisClientError('connection_closed', 'the TCP connection is closed');
-      socket.write(encodeFrame(frame));
+      socket.write(encodeFrame(JSON.stringify(frame)));
     },
     settle() {},
     close() { closedByUs = true; socket.destroy(); },
@@ -51,19 +63,17 @@ function openTcp(options: TcpTransportOptions, request: LinkRequest, sink: LinkS
     const timer = setTimeout(() => fail(new PortcullisClientError('timeout', 'the TCP handshake timed out')), request.handshakeTimeoutMs);
     socket.once('connect', () => {
       connected = true;
-      socket.write(encodeFrame({ type: 'auth', token: request.credential }));
+      socket.write(encodeFrame(JSON.stringify({ type: 'auth', token: request.credential } satisfies AuthFrame)));
     });
     socket.on('data', (chunk: Buffer) => {
-      let texts: string[];
+      let frames: InboundFrame[];
       try {
-        texts = decoder.push(chunk);
+        frames = decodeFrames(decoder, chunk);
       } catch (error) {
         return authenticated ? void socket.destroy() : fail(error as PortcullisClientError);
       }
-      for (const text of texts) {
-        const frame = parseFrame(text);
-        if (frame === undefined) continue;
-        const answer = authAnswer(frame);
+      for (const frame of frames) {
+        const answer = frameKind(frame) === 'auth' ? readAuthReply(frame) : undefined;
         if (authenticated) {
           // A revoked credential is announced with a failed auth answer before the server closes.
           if (answer?.ok === false) refusedLater = true;
@@ -71,7 +81,7 @@ function openTcp(options: TcpTransportOptions, request: LinkRequest, sink: LinkS
           continue;
         }
         if (answer === undefined) continue;
-        if (!answer.ok) return fail(refusal(answer.frame));
+        if (!answer.ok) return fail(refusal(answer));
         authenticated = true;
         clearTimeout(timer);
         resolve(link);

@@ -49,7 +49,7 @@ async function openUdp(options: UdpTransportOptions, request: LinkRequest, sink:
     retries.delete(id);
   };
   socket.on('message', (message: Buffer) => {
-    const frame = parseFrame(message.toString('utf8'));
+    const frame = parseFrame(message);
     if (frame === undefined) return;
     if (typeof frame['id'] === 'number') settle(frame['id']);
     sink.frame(frame);

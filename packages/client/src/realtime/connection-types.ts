@@ -1,10 +1,12 @@
 /** The options, states and events of a real-time connection. */
+import type { CredentialKind as WireCredentialKind } from '@portcullis/protocol';
 import type { PortcullisClientError } from '../errors/portcullis-client-error.js';
 import type { BackoffOptions } from './backoff.js';
 import type { InboundFrame, RealtimeTransport } from './realtime-transport.js';
 
 /**
- * Which credential a connection authenticates with; one per connection.
+ * Which credential a connection authenticates with, one per connection: one of
+ * the protocol's credential kinds, or `none` for an anonymous connection.
  *
  * @example
  * ```ts
@@ -12,7 +14,7 @@ import type { InboundFrame, RealtimeTransport } from './realtime-transport.js';
  * await client.connect({ credential: kind });
  * ```
  */
-export type CredentialKind = 'session' | 'jwt' | 'none';
+export type CredentialKind = WireCredentialKind | 'none';
 
 /**
  * Where a connection gets its credential; `PortcullisClient` is one.

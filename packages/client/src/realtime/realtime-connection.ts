@@ -1,3 +1,4 @@
+import { frameKind } from '@portcullis/protocol';
 import { isPortcullisClientError, PortcullisClientError } from '../errors/portcullis-client-error.js';
 import { Emitter } from '../util/emitter.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
@@ -132,14 +133,9 @@ export class RealtimeConnection {
   }
 
   #onFrame(frame: InboundFrame): void {
-    if (typeof frame['type'] === 'string') {
-      if (frame['type'] !== 'auth') this.#events.emit('push', frame);
-      return;
-    }
-    if (typeof frame['id'] !== 'number' || typeof frame['ok'] !== 'boolean') {
-      this.#events.emit('push', frame);
-      return;
-    }
+    const kind = frameKind(frame);
+    if (kind === 'push') this.#events.emit('push', frame);
+    if (kind !== 'reply' || typeof frame['id'] !== 'number') return;
     const entry = this.#pending.get(frame['id']);
     if (entry === undefined) return;
     if (frame['ok']) return entry.resolve(frame['data']);

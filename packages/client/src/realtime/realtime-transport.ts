@@ -3,22 +3,19 @@
  * transport (WebSocket, TCP, UDP). A transport opens authenticated links; the
  * connection does ids, timeouts, push events and reconnects.
  */
+import type { GateRequest } from '@portcullis/protocol';
 import type { PortcullisClientError } from '../errors/portcullis-client-error.js';
 
 /**
- * A request frame of the real-time contract (`token` only on UDP).
+ * A request frame of the real-time contract: the protocol's `GateRequest`
+ * (`token` only on UDP, added by that transport).
  *
  * @example
  * ```ts
  * const frame: RequestFrame = { id: 1, portal: '/game', gate: 'move', data: { x: 1, y: 2 } };
  * ```
  */
-export interface RequestFrame {
-  readonly id: number;
-  readonly portal: string;
-  readonly gate: string;
-  readonly data: unknown;
-}
+export type RequestFrame = GateRequest;
 
 /**
  * Any JSON object the server sent after the handshake.

@@ -1,5 +1,6 @@
+import { readAuthReply, WS_CLOSE, type AuthFrame } from '@portcullis/protocol';
 import { isServerErrorCode, PortcullisClientError } from '../errors/portcullis-client-error.js';
-import { authAnswer, parseFrame } from './frame-json.js';
+import { parseFrame } from './frame-json.js';
 import type { LinkRequest, LinkSink, RealtimeLink, RealtimeTransport } from './realtime-transport.js';
 
 /**
@@ -52,7 +53,6 @@ export interface WebSocketTransportOptions {
 }
 
 const OPEN = 1;
-const REVOKED = 4401;
 const WS_MODULE = 'ws';
 
 interface ResolvedSocket {
@@ -94,7 +94,7 @@ function refusal(code: unknown, message: string, status?: number): PortcullisCli
 function handshakeFailure(status: number | undefined, closeCode: number): PortcullisClientError {
   if (status === 401 || status === 403) return refusal(status === 401 ? 'unauthorized' : 'forbidden', 'the server refused the WebSocket credential', status);
   if (status !== undefined) return new PortcullisClientError('unexpected_response', `the WebSocket upgrade answered HTTP ${status}`, { status });
-  if (closeCode === REVOKED) return refusal('unauthorized', 'the server refused the WebSocket credential');
+  if (closeCode === WS_CLOSE.unauthorized) return refusal('unauthorized', 'the server refused the WebSocket credential');
   return new PortcullisClientError('network_error', 'could not open the WebSocket');
 }
 
@@ -113,7 +113,7 @@ function openSocket(resolved: ResolvedSocket, url: string, request: LinkRequest,
       socket.send(JSON.stringify(frame));
     },
     settle() {},
-    close() { closedByUs = true; socket.close(1000); },
+    close() { closedByUs = true; socket.close(WS_CLOSE.normal); },
   };
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -124,7 +124,7 @@ function openSocket(resolved: ResolvedSocket, url: string, request: LinkRequest,
       if (error !== undefined) { closedByUs = true; socket.close(); return reject(error); }
       socket.onmessage = (event) => { const frame = parseFrame(String(event.data)); if (frame) sink.frame(frame); };
       socket.onclose = (event) => {
-        if (!closedByUs) sink.closed({ refused: event.code === REVOKED, closeCode: event.code, error: new PortcullisClientError('connection_closed', `the WebSocket closed (${event.code})`) });
+        if (!closedByUs) sink.closed({ refused: event.code === WS_CLOSE.unauthorized, closeCode: event.code, error: new PortcullisClientError('connection_closed', `the WebSocket closed (${event.code})`) });
       };
       resolve(link);
     };
@@ -133,14 +133,12 @@ function openSocket(resolved: ResolvedSocket, url: string, request: LinkRequest,
     socket.onclose = (event) => finish(handshakeFailure(status, event.code));
     socket.onopen = () => {
       if (byHeader || credential === null) return finish();
-      socket.send(JSON.stringify({ type: 'auth', token: credential }));
+      socket.send(JSON.stringify({ type: 'auth', token: credential } satisfies AuthFrame));
     };
     socket.onmessage = (event) => {
-      const frame = parseFrame(String(event.data));
-      const answer = frame && authAnswer(frame);
+      const answer = readAuthReply(parseFrame(String(event.data)));
       if (answer === undefined) return;
-      const error = answer.frame['error'] as { code?: unknown } | undefined;
-      finish(answer.ok ? undefined : refusal(error?.code, 'the server refused the WebSocket credential'));
+      finish(answer.ok ? undefined : refusal(answer.error.code, 'the server refused the WebSocket credential'));
     };
   });
 }

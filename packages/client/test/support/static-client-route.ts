@@ -1,7 +1,9 @@
 /**
- * Makes the example server also serve the browser test's page and the client's
- * compiled ES modules (packages/client/dist) under `/client/`, same origin as
- * `/auth` and `/ws`, in front of the example's own express app.
+ * Makes the example server also serve the browser test's page, the client's
+ * compiled ES modules (packages/client/dist) under `/client/` and the protocol's
+ * (packages/protocol/dist) under `/protocol/`, where the page's import map points
+ * `@portcullis/protocol`; same origin as `/auth` and `/ws`, in front of the
+ * example's own express app.
  */
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -9,7 +11,10 @@ import { dirname, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const DIST = resolve(here, '../../dist');
+const DISTS: Readonly<Record<string, string>> = {
+  '/client/': resolve(here, '../../dist'),
+  '/protocol/': resolve(here, '../../../protocol/dist'),
+};
 const PAGE = resolve(here, '../browser/client-demo.html');
 
 async function serve(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
@@ -19,9 +24,12 @@ async function serve(req: IncomingMessage, res: ServerResponse): Promise<boolean
   if (path === '/client-demo.html') {
     file = PAGE;
     type = 'text/html; charset=utf-8';
-  } else if (path.startsWith('/client/') && path.endsWith('.js')) {
-    const candidate = normalize(resolve(DIST, `.${path.slice('/client'.length)}`));
-    if (candidate.startsWith(DIST + sep)) file = candidate;
+  } else if (path.endsWith('.js')) {
+    for (const [prefix, dist] of Object.entries(DISTS)) {
+      if (!path.startsWith(prefix)) continue;
+      const candidate = normalize(resolve(dist, `.${path.slice(prefix.length - 1)}`));
+      if (candidate.startsWith(dist + sep)) file = candidate;
+    }
   }
   if (file === undefined) return false;
   try {

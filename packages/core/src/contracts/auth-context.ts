@@ -1,3 +1,4 @@
+import type { RefusalCode } from '../errors/error-codes.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -66,4 +67,4 @@ export type AcceptedCredential =
  */
 export type ShieldResult =
   | { readonly ok: true; readonly principal: Principal; readonly credential?: AcceptedCredential }
-  | { readonly ok: false; readonly code: 'unauthorized' | 'forbidden' | 'unavailable'; readonly message?: string };
+  | { readonly ok: false; readonly code: RefusalCode; readonly message?: string };

@@ -2,18 +2,12 @@
  * The refusal contract: what the shield enforcer answers, and the fixed refusals
  * shields and adapters share.
  */
+import { WIRE_ERROR_MESSAGES } from '@portcullis/protocol';
+import type { RefusalCode } from '../errors/error-codes.js';
 import type { AcceptedCredential } from './auth-context.js';
 import type { Principal } from './principal.js';
 
-/**
- * A refusal's code: no or bad credential, not enough rights, or a backing store is down.
- *
- * @example
- * ```ts
- * const statusOf: Record<RefusalCode, number> = { unauthorized: 401, forbidden: 403, unavailable: 503 };
- * ```
- */
-export type RefusalCode = 'unauthorized' | 'forbidden' | 'unavailable';
+export type { RefusalCode } from '../errors/error-codes.js';
 
 /**
  * The enforcer's verdict; `principal` is undefined for an open gate or route, and
@@ -38,7 +32,11 @@ export type EnforceResult =
  * ```
  */
 export const REFUSALS: Readonly<Record<RefusalCode, EnforceResult & { ok: false }>> = Object.freeze({
-  unauthorized: Object.freeze({ ok: false, code: 'unauthorized', message: 'a valid credential is required' }),
-  forbidden: Object.freeze({ ok: false, code: 'forbidden', message: 'the principal is not allowed here' }),
-  unavailable: Object.freeze({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' }),
+  unauthorized: refusal('unauthorized'),
+  forbidden: refusal('forbidden'),
+  unavailable: refusal('unavailable'),
 });
+
+function refusal(code: RefusalCode): EnforceResult & { ok: false } {
+  return Object.freeze({ ok: false, code, message: WIRE_ERROR_MESSAGES[code] });
+}

@@ -2,16 +2,6 @@ import type { Principal } from './principal.js';
 import type { LoginTokenPair } from './tokens.js';
 
 /**
- * The suffix every session token carries: `<uuid v4>;session`.
- *
- * @example
- * ```ts
- * `${randomUUID()}${SESSION_TOKEN_SUFFIX}`; // the shape of a session token
- * ```
- */
-export const SESSION_TOKEN_SUFFIX = ';session';
-
-/**
  * The upgrade response, with the expirations as dates.
  *
  * @example

@@ -1,4 +1,4 @@
-import type { TokenFailureReason } from '../errors/portcullis-error.js';
+import type { TokenFailureReason } from '../errors/error-codes.js';
 import type { Principal } from './principal.js';
 
 /**

@@ -2,31 +2,7 @@
  * The one error type of portcullis. Adapters map `code` to an HTTP status or a
  * wire error code through a single table each; nothing matches on messages.
  */
-
-/**
- * Every code a {@link PortcullisError} can carry.
- *
- * @example
- * ```ts
- * const code: PortcullisErrorCode = error instanceof PortcullisError ? error.code : 'internal';
- * ```
- */
-export type PortcullisErrorCode =
-  | 'config_invalid'
-  | 'key_rejected'
-  | 'invalid_token'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'invalid_request'
-  | 'invalid_credentials'
-  | 'invalid_password'
-  | 'conflict'
-  | 'locked_out'
-  | 'captcha_failed'
-  | 'unavailable'
-  | 'not_found'
-  | 'bad_request'
-  | 'internal';
+import type { PortcullisErrorCode, TokenFailureReason } from './error-codes.js';
 
 /**
  * Base error with a closed `code` and an optional `cause`. Messages never hold a
@@ -48,29 +24,6 @@ export class PortcullisError extends Error {
     this.code = code;
   }
 }
-
-/**
- * Reasons a JWT is refused; carried by {@link TokenError} and validation results.
- *
- * @example
- * ```ts
- * const result = validator.validate(jwt);
- * if (!result.ok && result.reason === 'expired') await client.refresh();
- * ```
- */
-export type TokenFailureReason =
-  | 'malformed'
-  | 'bad_signature'
-  | 'wrong_algorithm'
-  | 'unsupported_header'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'issued_in_future'
-  | 'missing_claim'
-  | 'wrong_issuer'
-  | 'wrong_audience'
-  | 'wrong_type'
-  | 'revoked';
 
 /**
  * A refused token. `reason` is safe to log; the token itself is never kept.

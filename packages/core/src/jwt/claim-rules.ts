@@ -4,7 +4,7 @@
  */
 import type { SecurityConfig } from '../contracts/portcullis-config.js';
 import type { JwtTokenType } from '../contracts/tokens.js';
-import type { TokenFailureReason } from '../errors/portcullis-error.js';
+import type { TokenFailureReason } from '../errors/error-codes.js';
 
 type Claims = Readonly<Record<string, unknown>>;
 

@@ -3,7 +3,7 @@
  * verdict depends only on the header text, so the validator may cache it.
  */
 import type { JwtTokenType } from '../contracts/tokens.js';
-import type { TokenFailureReason } from '../errors/portcullis-error.js';
+import type { TokenFailureReason } from '../errors/error-codes.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './jwt-signer.js';
 
 /** Header parameters that are refused: critical extensions, embedded or remote keys, compression. */

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
+import { MAX_TOKEN_LENGTH } from '@portcullis/protocol';
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_HEADER, b64url, forge, goodClaims, hmac, setup } from '../../test/support/jwt-kit.js';
-import { MAX_TOKEN_LENGTH } from './jwt-token-validator.js';
 
 const { key, issuer, pairs, validator } = setup();
 const sign = (header: object | string, payload: object | string) => forge(header, payload, { key: key.keyObject });

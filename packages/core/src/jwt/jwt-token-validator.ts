@@ -5,25 +5,17 @@
  * with non-object payloads, and throws on bad JSON.
  */
 import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { MAX_TOKEN_LENGTH } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { PortcullisConfig, SecurityConfig } from '../contracts/portcullis-config.js';
 import type { JwtClaims, JwtTokenType, TokenValidationResult, TokenValidator } from '../contracts/tokens.js';
 import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
-import type { TokenFailureReason } from '../errors/portcullis-error.js';
 import type { SigningKey } from '../contracts/signing-key.js';
+import type { TokenFailureReason } from '../errors/error-codes.js';
 import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';
 import { readHeader, type HeaderVerdict } from './jwt-header.js';
 
-/**
- * Tokens longer than this many characters are refused as `malformed` before any parsing.
- *
- * @example
- * ```ts
- * if (bearer.length > MAX_TOKEN_LENGTH) return reply(401); // what validate() would answer anyway
- * ```
- */
-export const MAX_TOKEN_LENGTH = 8192;
 
 const HS256_SIGNATURE_LENGTH = 43;
 const HEADER_CACHE_LIMIT = 64;

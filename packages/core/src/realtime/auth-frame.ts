@@ -1,48 +1,9 @@
-import { WIRE_ERROR_MESSAGES, type WireError, type WireErrorCode } from './wire-frames.js';
-
 /**
- * The auth frame: `{"type": "auth", "token": "<session token or JWT>" | null}`.
- *
- * @example
- * ```ts
- * const anonymous: AuthFrame = { type: 'auth', token: null };
- * ```
+ * The server's answer to an auth frame, built from a connection's admission.
  */
-export interface AuthFrame {
-  readonly type: 'auth';
-  readonly token: string | null;
-}
-
-/**
- * The answer to an auth frame.
- *
- * @example
- * ```ts
- * const answer: AuthReply = authReply(await dispatcher.admit({ ...ctx, credential: frame.token }));
- * ```
- */
-export type AuthReply =
-  | { readonly type: 'auth'; readonly ok: true }
-  | { readonly type: 'auth'; readonly ok: false; readonly error: WireError };
+import { WIRE_ERROR_MESSAGES, type AuthReply, type WireErrorCode } from '@portcullis/protocol';
 
 const AUTH_OK: AuthReply = Object.freeze({ type: 'auth', ok: true });
-
-/**
- * Reads an auth frame from a parsed message; undefined when it is not one
- * (not an object, `type` is not `auth`, or `token` is neither a string nor null).
- *
- * @example
- * ```ts
- * const frame = readAuthFrame(JSON.parse(text));
- * if (!frame) return socket.close();
- * ```
- */
-export function readAuthFrame(raw: unknown): AuthFrame | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const { type, token } = raw as Record<string, unknown>;
-  if (type !== 'auth' || !('token' in raw)) return undefined;
-  return typeof token === 'string' || token === null ? { type: 'auth', token } : undefined;
-}
 
 /**
  * The auth reply for a connection's admission, or for a wire error code (for
@@ -50,7 +11,7 @@ export function readAuthFrame(raw: unknown): AuthFrame | undefined {
  *
  * @example
  * ```ts
- * socket.send(JSON.stringify(authReply(admission)));
+ * socket.send(JSON.stringify(authReply(await dispatcher.admit({ ...ctx, credential: frame.token }))));
  * ```
  */
 export function authReply(outcome: { readonly ok: true } | { readonly ok: false; readonly code: WireErrorCode; readonly message: string } | WireErrorCode): AuthReply {

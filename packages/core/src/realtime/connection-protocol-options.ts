@@ -2,22 +2,23 @@
  * The options of a `ConnectionProtocol` and the vocabulary a transport maps to its
  * own: how the handshake goes and why a connection is closed.
  */
+import type { CloseReason } from '@portcullis/protocol';
 import type { Transport } from '../contracts/auth-context.js';
 import type { Admitted } from './connection-plan.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import type { GateDispatcher } from './gate-dispatcher.js';
 
 /**
- * Why a protocol closes its connection: `unauthorized` (refused auth frame or
- * credential revoked; WebSocket 4401), `unavailable` (the credential could not be
- * checked), `bad_handshake` (the first frame was required to be an auth frame and was not).
+ * Why a protocol closes its connection: the protocol's {@link CloseReason}
+ * (`unauthorized`, WebSocket 4401; `unavailable`; `bad_request`, the first frame
+ * was required to be an auth frame and was not). Each transport maps it in one table.
  *
  * @example
  * ```ts
- * const closeCode: Record<ProtocolCloseReason, number> = { unauthorized: 4401, unavailable: 1013, bad_handshake: 1008 };
+ * const closeCode: Record<ProtocolCloseReason, number> = { unauthorized: 4401, unavailable: 1013, bad_request: 1008 };
  * ```
  */
-export type ProtocolCloseReason = 'unauthorized' | 'unavailable' | 'bad_handshake';
+export type ProtocolCloseReason = CloseReason;
 
 /**
  * `required`: the first message must be an auth frame (TCP). `optional`: it may be

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { errorReply, type GateReply } from '@portcullis/protocol';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../contracts/principal.js';
 import { silentLoggerFactory } from '../logging/logger.js';
@@ -7,7 +8,6 @@ import type { Admission } from './connection-plan.js';
 import { ConnectionRegistry, type ConnectionInit } from './connection-registry.js';
 import { ConnectionProtocol } from './connection-protocol.js';
 import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
-import { errorReply, type GateReply } from './wire-frames.js';
 
 const alice: Principal = { id: 'alice', name: undefined, roles: [], claims: {}, via: 'session' };
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -83,7 +83,7 @@ describe('ConnectionProtocol', () => {
     const { protocol, sent, closed } = harness();
     protocol.receive('{"id":1,"portal":"/p","gate":"a"}');
     expect(sent).toEqual([]);
-    expect(closed).toEqual(['bad_handshake']);
+    expect(closed).toEqual(['bad_request']);
   });
 
   it('answers a refused credential with ok:false, then closes as unauthorized', async () => {

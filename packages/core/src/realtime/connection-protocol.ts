@@ -5,13 +5,12 @@
  * order, the connection tracked in the registry so revocation can close it. A
  * transport only moves messages in and out and maps the close reasons.
  */
-import { authReply, readAuthFrame } from './auth-frame.js';
+import { encodeReply, parseJsonFrame, readAuthFrame, WIRE_ERROR_MESSAGES, type GateReply } from '@portcullis/protocol';
+import { authReply } from './auth-frame.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { Admission, Admitted } from './connection-plan.js';
 import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
-import { parseJsonFrame } from './frame-codec.js';
 import { ReplySequencer } from './reply-sequencer.js';
-import { encodeReply, WIRE_ERROR_MESSAGES, type GateReply } from './wire-frames.js';
 
 type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
 
@@ -96,7 +95,7 @@ export class ConnectionProtocol {
     const raw = parseJsonFrame(message);
     const frame = readAuthFrame(raw);
     if (frame === undefined) {
-      if (this.options.handshake === 'required') return this.shut('bad_handshake', 'the first frame must be an auth frame');
+      if (this.options.handshake === 'required') return this.shut('bad_request', 'the first frame must be an auth frame');
       const { dispatcher } = this.options;
       this.state = 'open';
       this.replies.push(dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection).then(encodeReply));

@@ -1,8 +1,10 @@
+import type { CloseReason } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { Transport } from '../contracts/auth-context.js';
 import { LOGGER_FACTORY } from '../contracts/injection-tokens.js';
 import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { RevocationEvent, RevocationSubscribe } from '../contracts/sessions.js';
+import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import type { ConnectionContext } from './connection-context.js';
@@ -16,7 +18,7 @@ import type { Admitted } from './connection-plan.js';
  * const close = (code: ConnectionCloseCode, reason: string) => ws.close(code === 'unauthorized' ? 4401 : 1011, reason);
  * ```
  */
-export type ConnectionCloseCode = 'unauthorized';
+export type ConnectionCloseCode = Extract<CloseReason, 'unauthorized'>;
 
 /**
  * What a transport supplies when a connection opens.
@@ -205,7 +207,7 @@ export class ConnectionRegistry {
       try {
         entry.close('unauthorized', 'credential revoked');
       } catch (error) {
-        this.log.warn('closing a revoked connection failed', { clientId: entry.clientId, error: (error as Error | undefined)?.name ?? typeof error });
+        this.log.warn('closing a revoked connection failed', { clientId: entry.clientId, ...describeError(error) });
       }
     }
   }
@@ -215,7 +217,7 @@ export class ConnectionRegistry {
       entry.send(frame);
       return true;
     } catch (error) {
-      this.log.warn('push to a connection failed', { clientId: entry.clientId, error: (error as Error | undefined)?.name ?? typeof error });
+      this.log.warn('push to a connection failed', { clientId: entry.clientId, ...describeError(error) });
       return false;
     }
   }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { encodeReply } from '@portcullis/protocol';
 import { injectable } from 'tsyringe';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
@@ -11,7 +12,6 @@ import type { ConnectionContext, GateContext } from './connection-context.js';
 import { GateDispatcher } from './gate-dispatcher.js';
 import { Gate } from './gate.decorator.js';
 import { Portal } from './portal.decorator.js';
-import { encodeReply } from './wire-frames.js';
 
 @injectable()
 class MoveLog {
@@ -63,6 +63,18 @@ class GamePortal {
 
   @Gate('bigint') bigint(): bigint {
     return 10n;
+  }
+
+  @Gate('store-down') async storeDown(): Promise<never> {
+    throw new PortcullisError('unavailable', 'redis at 10.0.0.3 refused password hunter2');
+  }
+
+  @Gate('host-only') hostOnly(): never {
+    throw new PortcullisError('forbidden', 'only the host hunter2 may start');
+  }
+
+  @Gate('taken') taken(): never {
+    throw new PortcullisError('conflict', 'name hunter2 is taken');
   }
 }
 
@@ -137,6 +149,23 @@ describe('GateDispatcher: routing and replies', () => {
     }
     const logged = fx.logs.filter((line) => line.level === 'error' && line.fields?.gate === 'boom');
     expect(logged).toHaveLength(1);
+    expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
+  });
+
+  it("answers a handler's PortcullisError with its code when replies carry that code, with the code's fixed message", async () => {
+    expect(await dispatcher.dispatch(request('store-down', undefined, 13), conn())).toEqual({
+      id: 13,
+      ok: false,
+      error: { code: 'unavailable', message: 'authentication is temporarily unavailable' },
+    });
+    expect(await dispatcher.dispatch(request('host-only', undefined, 14), conn())).toEqual({
+      id: 14,
+      ok: false,
+      error: { code: 'forbidden', message: 'the principal is not allowed here' },
+    });
+    expect(await dispatcher.dispatch(request('taken', undefined, 15), conn())).toEqual({ id: 15, ok: false, error: { code: 'internal', message: 'the gate failed' } });
+    expect(fx.logs.filter((line) => line.level === 'error' && line.fields?.gate === 'taken')).toHaveLength(1);
+    expect(fx.logs.some((line) => line.level === 'error' && line.fields?.gate === 'store-down')).toBe(false);
     expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
 

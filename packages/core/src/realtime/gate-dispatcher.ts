@@ -1,7 +1,10 @@
+import { errorReply, isWireErrorCode, parseJsonFrame, type GateReply, type WireErrorCode } from '@portcullis/protocol';
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import { LOGGER_FACTORY, PORTCULLIS_CONTAINER } from '../contracts/injection-tokens.js';
 import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { EnforceResult } from '../contracts/refusals.js';
+import { describeError } from '../errors/describe-error.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
@@ -9,9 +12,7 @@ import type { AuthContext } from '../contracts/auth-context.js';
 import { REFUSALS } from '../contracts/refusals.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
-import { parseJsonFrame } from './frame-codec.js';
 import { readPortalPlan } from './portal-reader.js';
-import { errorReply, type GateReply } from './wire-frames.js';
 
 /**
  * A class decorated with `@Portal`; resolved through the container.
@@ -113,8 +114,11 @@ export class GateDispatcher {
       const data = isThenable(result) ? await result : result;
       return { id, ok: true, data: data === undefined ? null : data };
     } catch (error) {
-      this.log.error('gate handler threw; answering internal', { portal, gate, clientId: conn.clientId, ...describeError(error) });
-      return errorReply(id, 'internal');
+      const code = replyCodeOf(error);
+      const fields = { portal, gate, clientId: conn.clientId, ...describeError(error) };
+      if (code === 'internal') this.log.error('gate handler threw; answering internal', fields);
+      else this.log.debug(`gate handler refused with ${code}`, fields);
+      return errorReply(id, code);
     }
   }
 
@@ -154,9 +158,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
-/** Only the error's class name and code: its message may carry data or secrets. */
-function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: typeof error };
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? { error: error.name, code } : { error: error.name };
+/**
+ * A handler's `PortcullisError` whose code is a real-time code answers that code,
+ * with the code's fixed message; anything else is `internal`.
+ */
+function replyCodeOf(error: unknown): WireErrorCode {
+  return error instanceof PortcullisError && isWireErrorCode(error.code) ? error.code : 'internal';
 }

@@ -1,3 +1,4 @@
+import { isSessionToken } from '@portcullis/protocol';
 import type { Principal } from '../contracts/principal.js';
 import type { RevocationEvent } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
@@ -7,7 +8,6 @@ import { JwtNearCache } from './jwt-near-cache.js';
 import { SessionNearCache } from './session-near-cache.js';
 import type { SessionPairStore } from './session-pair-store.js';
 import type { AccessRecord } from './session-record.js';
-import { isSessionToken } from './session-token.js';
 
 /** Session near-cache entries renewed from the store at once, at most. */
 const MAX_RENEWALS = 16;

@@ -1,5 +1,6 @@
 import type { CredentialsRevoked, RevocationEvent, RevocationSubscribe } from '../contracts/sessions.js';
 import type { Logger } from '../contracts/logger.js';
+import { describeError } from '../errors/describe-error.js';
 import type { RevocationBus } from '../store/revocation-bus.js';
 
 const GAP: RevocationEvent = Object.freeze({ kind: 'gap' });
@@ -65,7 +66,7 @@ export class RevocationHub {
       try {
         listener(event);
       } catch (error) {
-        this.logger.error('revocation listener threw', { error: error instanceof Error ? error.name : typeof error });
+        this.logger.error('revocation listener threw', describeError(error));
       }
     }
   }

@@ -1,5 +1,6 @@
+import { isSessionToken, SESSION_TOKEN_SUFFIX } from '@portcullis/protocol';
 import type { SecurityConfig } from '../contracts/portcullis-config.js';
-import { SESSION_TOKEN_SUFFIX, type RefreshResult, type UpgradeResult } from '../contracts/sessions.js';
+import type { RefreshResult, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims, JwtTokenType } from '../contracts/tokens.js';
 import { TokenError } from '../errors/portcullis-error.js';
 import { principalFromClaims } from '../jwt/claims.js';
@@ -11,7 +12,6 @@ import { epochSecondsNow } from '../store/store-epoch.js';
 import type { JwtInvalidation } from './jwt-invalidation.js';
 import type { RevocationHub } from './revocation-hub.js';
 import type { SessionPairStore } from './session-pair-store.js';
-import { isSessionToken } from './session-token.js';
 
 /** What the write side needs: the token services, the stores and the hub it announces on. */
 export interface SessionLifecycleParts {

@@ -1,3 +1,4 @@
+import { isJwtShape } from '@portcullis/protocol';
 import { injectable } from 'tsyringe';
 import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
@@ -6,7 +7,6 @@ import { PortcullisError } from '../errors/portcullis-error.js';
 import { REFUSALS } from '../contracts/refusals.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
-import { isJwtShape } from './credential-kind.js';
 
 type Refusal = Extract<ShieldResult, { ok: false }>;
 type Accepted = Extract<ShieldResult, { ok: true }>;

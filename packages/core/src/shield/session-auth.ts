@@ -1,3 +1,4 @@
+import { isSessionToken } from '@portcullis/protocol';
 import { injectable } from 'tsyringe';
 import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { Principal } from '../contracts/principal.js';
@@ -5,7 +6,6 @@ import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { REFUSALS } from '../contracts/refusals.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
-import { isSessionToken } from '../session/session-token.js';
 
 type Refusal = Extract<ShieldResult, { ok: false }>;
 

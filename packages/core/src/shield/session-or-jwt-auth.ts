@@ -1,7 +1,7 @@
+import { credentialKind } from '@portcullis/protocol';
 import { injectable } from 'tsyringe';
 import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
-import { credentialKind } from './credential-kind.js';
 import { JwtAuth } from './jwt-auth.js';
 import { SessionAuth } from './session-auth.js';
 

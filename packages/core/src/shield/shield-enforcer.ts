@@ -5,6 +5,7 @@ import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { Principal } from '../contracts/principal.js';
 import { REFUSALS, type EnforceResult } from '../contracts/refusals.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
+import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import type { ShieldPlan } from './shield-plan-reader.js';
 import type { ShieldClass } from './shield.decorator.js';
@@ -102,10 +103,7 @@ export class ShieldEnforcer {
   }
 
   private failed(shieldClass: ShieldClass, error: unknown): EnforceResult {
-    const fields: Record<string, unknown> = { shield: shieldClass.name, error: (error as Error | undefined)?.name ?? typeof error };
-    const code = (error as { code?: unknown } | undefined)?.code;
-    if (typeof code === 'string') fields.code = code;
-    this.log.error('shield failed; refusing with unavailable', fields);
+    this.log.error('shield failed; refusing with unavailable', { shield: shieldClass.name, ...describeError(error) });
     return REFUSALS.unavailable;
   }
 }

@@ -6,6 +6,7 @@
  */
 import { createClient } from '@keyv/redis';
 import type { Logger } from '../contracts/logger.js';
+import { describeError } from '../errors/describe-error.js';
 import { storeUnavailable } from './cache-store.js';
 
 /** The node-redis client type `@keyv/redis` builds on. */
@@ -14,15 +15,6 @@ export type RedisClient = ReturnType<typeof createClient>;
 /** Back-off between reconnect attempts: 50 ms doubling to at most 1 s, with jitter. */
 export function reconnectDelayMs(retries: number): number {
   return Math.min(50 * 2 ** retries, 1000) + Math.floor(Math.random() * 50);
-}
-
-function describeError(error: unknown): string {
-  if (error && typeof error === 'object') {
-    const { code, name } = error as { code?: unknown; name?: unknown };
-    if (typeof code === 'string') return code;
-    if (typeof name === 'string') return name;
-  }
-  return typeof error;
 }
 
 /**
@@ -44,7 +36,7 @@ export function openRedisClient(url: string, logger: Logger, role: string, base?
   client.on('error', (error: unknown) => {
     if (down) return;
     down = true;
-    logger.warn('redis connection lost; session operations fail closed until it is back', { role, error: describeError(error) });
+    logger.warn('redis connection lost; session operations fail closed until it is back', { role, ...describeError(error) });
   });
   client.on('ready', () => {
     if (!down) return;

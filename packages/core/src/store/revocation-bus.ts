@@ -4,6 +4,7 @@
  */
 import type { Logger } from '../contracts/logger.js';
 import type { CredentialsRevoked } from '../contracts/sessions.js';
+import { describeError } from '../errors/describe-error.js';
 
 /**
  * Carries {@link CredentialsRevoked} events to every listener in this process and, with Redis, to
@@ -71,7 +72,7 @@ export class LocalRevocationBus implements RevocationBus {
       try {
         listener(event);
       } catch (error) {
-        this.logger.error('revocation listener threw', { error: error instanceof Error ? error.name : typeof error });
+        this.logger.error('revocation listener threw', describeError(error));
       }
     }
   }
@@ -81,7 +82,7 @@ export class LocalRevocationBus implements RevocationBus {
       try {
         listener();
       } catch (error) {
-        this.logger.error('revocation gap listener threw', { error: error instanceof Error ? error.name : typeof error });
+        this.logger.error('revocation gap listener threw', describeError(error));
       }
     }
   }

@@ -7,6 +7,7 @@ import {
   shieldPlan, TokenSessionSync,
   type Account, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
+import type { LoginResponse, UpgradeResponse } from '@portcullis/protocol';
 import type { Request, Response } from 'express';
 import { inject } from 'tsyringe';
 import { clientIp } from '../http/client-address.js';
@@ -15,32 +16,6 @@ import { Controller } from '../routing/controller.decorator.js';
 import { Post } from '../routing/route.decorators.js';
 import { jsonObjectBody, requiredString } from './request-body.js';
 import type { UpgradeContext } from './upgrade-context.js';
-
-/**
- * The login response: a JWT access token and a JWT refresh token.
- *
- * @example
- * ```ts
- * const body: LoginResponse = { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
- * ```
- */
-export interface LoginResponse {
-  readonly accessToken: string;
-  readonly refreshToken: string;
-}
-
-/**
- * The upgrade response: a session token pair and its expirations (ISO 8601 UTC).
- *
- * @example
- * ```ts
- * const { accessExpiration }: UpgradeResponse = upgradeResponse(result); // ISO 8601 UTC text
- * ```
- */
-export interface UpgradeResponse extends LoginResponse {
-  readonly accessExpiration: string;
-  readonly refreshExpiration: string;
-}
 
 /**
  * The wire form of an upgrade (or session refresh) result.

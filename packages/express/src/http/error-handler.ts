@@ -3,9 +3,10 @@
  * precise status; nothing answers 500 for bad input, and no stack trace or
  * internal message ever reaches the client.
  */
-import { PortcullisError, type Logger } from '@portcullis/core';
+import { describeError, PortcullisError, type Logger } from '@portcullis/core';
+import type { ErrorBody, ErrorCode } from '@portcullis/protocol';
 import type { ErrorRequestHandler, Response } from 'express';
-import { httpErrorFor } from './http-status-table.js';
+import { HTTP_ERROR_TABLE, httpErrorFor } from './http-status-table.js';
 
 /** body-parser and http-errors failures, by `type`, answered as `invalid_request`. */
 const BODY_ERRORS: Readonly<Record<string, { status: number; message: string }>> = {
@@ -17,7 +18,7 @@ const BODY_ERRORS: Readonly<Record<string, { status: number; message: string }>>
   'charset.unsupported': { status: 415, message: 'the request body must be UTF-8 JSON' },
   'encoding.unsupported': { status: 415, message: 'the request body has an unsupported Content-Encoding' },
   'parameters.too.many': { status: 413, message: 'the request has too many parameters' },
-  'stream.encoding.set': { status: 500, message: 'internal error' },
+  'stream.encoding.set': { status: HTTP_ERROR_TABLE.internal.status, message: HTTP_ERROR_TABLE.internal.message },
 };
 
 /**
@@ -28,9 +29,9 @@ const BODY_ERRORS: Readonly<Record<string, { status: number; message: string }>>
  * sendError(res, 400, 'invalid_request', 'score must be a number');
  * ```
  */
-export function sendError(res: Response, status: number, error: string, message: string): void {
+export function sendError(res: Response, status: number, error: ErrorCode, message: string): void {
   if (res.headersSent) return;
-  res.status(status).json({ error, message });
+  res.status(status).json({ error, message } satisfies ErrorBody);
 }
 
 /**
@@ -57,10 +58,10 @@ function statusOf(error: unknown): number | undefined {
 }
 
 function describeForLog(error: unknown): Record<string, unknown> {
-  const e = error as { name?: unknown; code?: unknown; stack?: unknown } | null;
-  // The first stack line repeats the message, which may quote user input; keep only the frames.
-  const frames = typeof e?.stack === 'string' ? e.stack.split('\n').slice(1, 6).map((l) => l.trim()) : undefined;
-  return { error: typeof e?.name === 'string' ? e.name : typeof error, code: typeof e?.code === 'string' ? e.code : undefined, frames };
+  const stack = (error as { stack?: unknown } | null)?.stack;
+  // The stack starts with the message, which may quote user input over several lines; keep only the frames.
+  const frames = typeof stack === 'string' ? stack.split('\n').filter((line) => /^\s+at /.test(line)).slice(0, 5).map((line) => line.trim()) : undefined;
+  return { ...describeError(error), frames };
 }
 
 /**
@@ -90,6 +91,6 @@ export function portcullisErrorHandler(log?: Logger): ErrorRequestHandler {
       return;
     }
     log?.error('request failed', { route: req.path, ...describeForLog(error) });
-    sendError(res, 500, 'internal', 'internal error');
+    sendError(res, HTTP_ERROR_TABLE.internal.status, 'internal', HTTP_ERROR_TABLE.internal.message);
   };
 }

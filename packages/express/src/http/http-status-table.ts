@@ -1,7 +1,9 @@
 /**
- * The one table from `PortcullisError` codes to HTTP statuses and wire codes.
+ * The one table of the express adapter: every `PortcullisError` code, and so every
+ * shield refusal, and its HTTP answer (status, wire code, fixed message).
  */
 import type { PortcullisErrorCode } from '@portcullis/core';
+import { WIRE_ERROR_MESSAGES, type ErrorCode } from '@portcullis/protocol';
 
 /**
  * How one error code is answered over HTTP.
@@ -14,24 +16,25 @@ import type { PortcullisErrorCode } from '@portcullis/core';
 export interface HttpErrorMapping {
   readonly status: number;
   /** The `error` field of the body. */
-  readonly wire: string;
+  readonly wire: ErrorCode;
   /** Fixed text sent instead of the error's message (for server-side failures). */
   readonly message?: string;
 }
 
-const INTERNAL: HttpErrorMapping = { status: 500, wire: 'internal', message: 'internal error' };
+const INTERNAL = { status: 500, wire: 'internal', message: 'internal error' } as const;
 
 /**
  * Every `PortcullisError` code and its HTTP answer. `invalid_password` (a
  * password too long or not a string) is input like any other: 400
- * `invalid_request`. Server-side codes answer 500 with a fixed message.
+ * `invalid_request`. Shield refusals are `unauthorized` (401), `forbidden` (403)
+ * and `unavailable` (503). Server-side codes answer a fixed message.
  *
  * @example
  * ```ts
  * HTTP_ERROR_TABLE.locked_out; // { status: 429, wire: 'locked_out' }
  * ```
  */
-export const HTTP_ERROR_TABLE: Readonly<Record<PortcullisErrorCode, HttpErrorMapping>> = Object.freeze({
+export const HTTP_ERROR_TABLE = Object.freeze({
   invalid_request: { status: 400, wire: 'invalid_request' },
   bad_request: { status: 400, wire: 'invalid_request' },
   invalid_password: { status: 400, wire: 'invalid_request' },
@@ -43,11 +46,11 @@ export const HTTP_ERROR_TABLE: Readonly<Record<PortcullisErrorCode, HttpErrorMap
   not_found: { status: 404, wire: 'not_found' },
   conflict: { status: 409, wire: 'conflict' },
   locked_out: { status: 429, wire: 'locked_out' },
-  unavailable: { status: 503, wire: 'unavailable', message: 'a backing service is temporarily unavailable' },
+  unavailable: { status: 503, wire: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable },
   config_invalid: INTERNAL,
   key_rejected: INTERNAL,
   internal: INTERNAL,
-});
+} as const) satisfies Readonly<Record<PortcullisErrorCode, HttpErrorMapping>>;
 
 /**
  * The mapping of a code; unknown codes are internal errors.

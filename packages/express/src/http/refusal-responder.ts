@@ -3,10 +3,11 @@
  * `WWW-Authenticate: Bearer` by default, `{error, message}` under
  * `svc:errors:format = simple`, or whatever a registered challenge writer writes.
  */
-import type { AuthContext } from '@portcullis/core';
+import type { AuthContext, RefusalCode } from '@portcullis/core';
 import type { Request, Response } from 'express';
 import type { InjectionToken } from 'tsyringe';
 import { sendError } from './error-handler.js';
+import { HTTP_ERROR_TABLE } from './http-status-table.js';
 
 /**
  * The two bearer-challenge refusals; `unavailable` is answered 503 in every format.
@@ -16,7 +17,7 @@ import { sendError } from './error-handler.js';
  * const statusOf = (code: ChallengeCode) => (code === 'unauthorized' ? 401 : 403);
  * ```
  */
-export type ChallengeCode = 'unauthorized' | 'forbidden';
+export type ChallengeCode = Extract<RefusalCode, 'unauthorized' | 'forbidden'>;
 
 /**
  * What a {@link ChallengeWriter} receives besides the status.
@@ -77,8 +78,8 @@ export interface RefusalFormat {
 }
 
 /**
- * Writes one refusal. `unavailable` is not a challenge: it is 503 with
- * `{error: 'unavailable', message}` whatever the format.
+ * Writes one refusal with the status of the one HTTP table. `unavailable` is not a
+ * challenge: it is 503 with `{error: 'unavailable', message}` whatever the format.
  *
  * @example
  * ```ts
@@ -86,15 +87,15 @@ export interface RefusalFormat {
  * ```
  */
 export async function respondRefusal(
-  refusal: Omit<ChallengeContext, 'code'> & { readonly code: ChallengeCode | 'unavailable' },
+  refusal: Omit<ChallengeContext, 'code'> & { readonly code: RefusalCode },
   how: RefusalFormat,
 ): Promise<void> {
   const { res, code, message } = refusal;
   if (code === 'unavailable') {
-    sendError(res, 503, 'unavailable', message);
+    sendError(res, HTTP_ERROR_TABLE.unavailable.status, 'unavailable', message);
     return;
   }
-  const status = code === 'unauthorized' ? 401 : 403;
+  const { status } = HTTP_ERROR_TABLE[code];
   if (how.challengeWriter) {
     await how.challengeWriter({ ...refusal, code }, status);
     if (!res.writableEnded) res.end();

@@ -3,7 +3,7 @@
  * written, how client ids are made, and the logger.
  */
 import {
-  LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, ShieldEnforcer, consoleLoggerFactory,
+  LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, ShieldEnforcer, consoleLoggerFactory, describeError,
   type AuthContext, type EnforceResult, type Logger, type LoggerFactory, type ShieldPlan,
 } from '@portcullis/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -78,7 +78,7 @@ export class HttpRuntime {
           try {
             return clientIdOf(req);
           } catch (error) {
-            this.log.warn('clientId(req) threw; using the connection id', { error: (error as Error | undefined)?.name ?? typeof error });
+            this.log.warn('clientId(req) threw; using the connection id', describeError(error));
             return connectionClientId(req);
           }
         }

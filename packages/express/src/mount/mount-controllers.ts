@@ -4,7 +4,8 @@
 import { readShieldPlan } from '@portcullis/core';
 import express, { type Express, type IRouter, type RequestHandler, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { portcullisErrorHandler } from '../http/error-handler.js';
+import { portcullisErrorHandler, sendError } from '../http/error-handler.js';
+import { HTTP_ERROR_TABLE } from '../http/http-status-table.js';
 import { jsonBody } from '../http/json-body.js';
 import { readControllerPrefix, readControllerRoutes } from '../routing/route-metadata.js';
 import { HttpRuntime, type PortcullisHttpOptions } from './http-runtime.js';
@@ -130,7 +131,7 @@ export function createPortcullisApp(container: DependencyContainer, options: Por
   app.set('trust proxy', options.trustProxy ?? false);
   const runtime = mountControllers(app, container, options.controllers, options);
   app.use((req, res) => {
-    res.status(404).json({ error: 'not_found', message: 'no such route' });
+    sendError(res, HTTP_ERROR_TABLE.not_found.status, 'not_found', 'no such route');
   });
   app.use(portcullisErrorHandler(runtime.log));
   return app;

@@ -1,7 +1,7 @@
 /**
  * Length-prefixed framing for stream transports (TCP): a 4-byte unsigned
- * big-endian length, then that many bytes of UTF-8 JSON. Transport-neutral so a
- * client SDK and any other stream adapter frame bytes the same way.
+ * big-endian length, then that many bytes of UTF-8 JSON. Plain `Uint8Array`s, so
+ * the server, the Node client and any other stream adapter frame bytes the same way.
  */
 
 /**
@@ -24,40 +24,24 @@ export const FRAME_HEADER_BYTES = 4;
  */
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const MAX_LENGTH = 0xffff_ffff;
+const utf8 = new TextEncoder();
 
 /**
- * Parses one JSON message of any transport: text, or bytes that must be valid UTF-8.
- * Undefined when it is not (JSON itself never gives undefined).
+ * Prefixes `body` (text is encoded as UTF-8) with its 4-byte big-endian length.
  *
- * @example
- * ```ts
- * const raw = parseJsonFrame(datagram);
- * if (raw === undefined) return; // garbage
- * ```
- */
-export function parseJsonFrame(message: string | Uint8Array): unknown {
-  try {
-    return JSON.parse(typeof message === 'string' ? message : strictUtf8.decode(message));
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Prefixes `body` with its 4-byte big-endian length.
- *
+ * @throws RangeError for a body over 4 GiB − 1 bytes, which the prefix cannot announce.
  * @example
  * ```ts
  * socket.write(encodeFrame(JSON.stringify({ type: 'auth', token: null })));
  * ```
  */
-export function encodeFrame(body: string | Uint8Array): Buffer {
-  const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
-  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
-  frame.writeUInt32BE(length, 0);
-  if (typeof body === 'string') frame.write(body, FRAME_HEADER_BYTES, 'utf8');
-  else frame.set(body, FRAME_HEADER_BYTES);
+export function encodeFrame(body: string | Uint8Array): Uint8Array {
+  const bytes = typeof body === 'string' ? utf8.encode(body) : body;
+  if (bytes.length > MAX_LENGTH) throw new RangeError(`a frame body of ${bytes.length} bytes cannot be announced in 4 bytes`);
+  const frame = new Uint8Array(FRAME_HEADER_BYTES + bytes.length);
+  new DataView(frame.buffer).setUint32(0, bytes.length);
+  frame.set(bytes, FRAME_HEADER_BYTES);
   return frame;
 }
 
@@ -97,19 +81,19 @@ export class FrameTooLargeError extends Error {
  * ```ts
  * const decoder = new FrameDecoder({ maxFrameBytes: 64 * 1024 });
  * socket.on('data', (chunk) => {
- *   for (const body of decoder.push(chunk)) handle(body.toString('utf8'));
+ *   for (const body of decoder.push(chunk)) handle(parseJsonFrame(body));
  * });
  * ```
  */
 export class FrameDecoder {
   readonly maxFrameBytes: number;
-  private chunks: Buffer[] = [];
+  private chunks: Uint8Array[] = [];
   private headIndex = 0;
   private headOffset = 0;
   private buffered = 0;
   private expected = -1;
 
-  constructor(options: { maxFrameBytes?: number } = {}) {
+  constructor(options: { readonly maxFrameBytes?: number } = {}) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   }
 
@@ -120,20 +104,21 @@ export class FrameDecoder {
 
   /**
    * Adds a chunk and returns every frame body it completed, in order. The
-   * returned buffers may share memory with the pushed chunks.
+   * returned bodies may share memory with the pushed chunks.
    *
    * @throws {FrameTooLargeError} when a length prefix announces more than the limit.
    */
-  push(chunk: Uint8Array): Buffer[] {
+  push(chunk: Uint8Array): Uint8Array[] {
     if (chunk.length > 0) {
-      this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+      this.chunks.push(chunk);
       this.buffered += chunk.length;
     }
-    const frames: Buffer[] = [];
+    const frames: Uint8Array[] = [];
     for (;;) {
       if (this.expected < 0) {
         if (this.buffered < FRAME_HEADER_BYTES) break;
-        const length = this.take(FRAME_HEADER_BYTES).readUInt32BE(0);
+        const prefix = this.take(FRAME_HEADER_BYTES);
+        const length = new DataView(prefix.buffer, prefix.byteOffset, FRAME_HEADER_BYTES).getUint32(0);
         if (length > this.maxFrameBytes) throw new FrameTooLargeError(length, this.maxFrameBytes);
         this.expected = length;
       }
@@ -153,20 +138,20 @@ export class FrameDecoder {
     this.expected = -1;
   }
 
-  private take(count: number): Buffer {
+  private take(count: number): Uint8Array {
+    if (count === 0) return new Uint8Array(0);
     const first = this.chunks[this.headIndex];
-    if (count === 0) return Buffer.alloc(0);
     if (first && first.length - this.headOffset >= count) {
       const out = first.subarray(this.headOffset, this.headOffset + count);
       this.advance(count);
       return out;
     }
-    const out = Buffer.allocUnsafe(count);
+    const out = new Uint8Array(count);
     let written = 0;
     while (written < count) {
       const chunk = this.chunks[this.headIndex]!;
       const n = Math.min(count - written, chunk.length - this.headOffset);
-      chunk.copy(out, written, this.headOffset, this.headOffset + n);
+      out.set(chunk.subarray(this.headOffset, this.headOffset + n), written);
       written += n;
       this.advance(n);
     }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { WS_CLOSE } from './close-codes.js';
+import { encodeReply, errorReply, frameKind } from './frames.js';
+
+describe('replies', () => {
+  it('builds a failed reply with the fixed message of its code, or the one given', () => {
+    expect(errorReply(null, 'bad_request')).toEqual({ id: null, ok: false, error: { code: 'bad_request', message: expect.stringContaining('"id"') } });
+    expect(errorReply(3, 'unauthorized', 'the credential was revoked')).toEqual({ id: 3, ok: false, error: { code: 'unauthorized', message: 'the credential was revoked' } });
+  });
+
+  it('encodes a reply as JSON, and a result JSON cannot carry as internal for the same id', () => {
+    expect(encodeReply({ id: 1, ok: true, data: 'pong' })).toBe('{"id":1,"ok":true,"data":"pong"}');
+    expect(JSON.parse(encodeReply({ id: 2, ok: true, data: 10n }))).toEqual({ id: 2, ok: false, error: { code: 'internal', message: 'the gate failed' } });
+  });
+});
+
+describe('frameKind', () => {
+  it('tells replies, auth answers and pushes apart', () => {
+    expect(frameKind({ id: 1, ok: true, data: null })).toBe('reply');
+    expect(frameKind({ id: null, ok: false, error: {} })).toBe('reply');
+    expect(frameKind({ id: '1', ok: true })).toBe('push');
+    expect(frameKind({ type: 'auth', ok: false })).toBe('auth');
+    expect(frameKind({ type: 'event', data: 'match found' })).toBe('push');
+    expect(frameKind({ type: 'event', id: 1, ok: true })).toBe('push');
+    expect(frameKind({ hello: 'world' })).toBe('push');
+  });
+});
+
+describe('WS_CLOSE', () => {
+  it('keeps the close codes clients rely on', () => {
+    expect(WS_CLOSE).toMatchObject({ unauthorized: 4401, unavailable: 1013, goingAway: 1001, policy: 1008, tooLarge: 1009 });
+    expect(Object.isFrozen(WS_CLOSE)).toBe(true);
+  });
+});

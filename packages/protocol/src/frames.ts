@@ -1,0 +1,122 @@
+/**
+ * The real-time frames: a request, its reply, and the push frames a server
+ * sends on its own. Every transport carries exactly these shapes.
+ */
+import { WIRE_ERROR_MESSAGES, type WireErrorCode } from './error-codes.js';
+
+/**
+ * A request frame: `{ id, portal, gate, data }`; over UDP also `token`.
+ *
+ * @example
+ * ```ts
+ * const request: GateRequest = { id: 1, portal: '/game', gate: 'move', data: { x: 1, y: 2 } };
+ * ```
+ */
+export interface GateRequest {
+  readonly id: number;
+  readonly portal: string;
+  readonly gate: string;
+  readonly data?: unknown;
+  /** UDP only: the credential of this datagram. */
+  readonly token?: string;
+}
+
+/**
+ * The `error` member of a failed reply.
+ *
+ * @example
+ * ```ts
+ * const error: WireError = { code: 'forbidden', message: WIRE_ERROR_MESSAGES.forbidden };
+ * ```
+ */
+export interface WireError {
+  readonly code: WireErrorCode;
+  readonly message: string;
+}
+
+/**
+ * A reply frame. `id` repeats the request's; it is `null` only when the request
+ * had no usable numeric id (bad JSON, not an object).
+ *
+ * @example
+ * ```ts
+ * const done: GateReply = { id: 7, ok: true, data: 'pong' };
+ * const refused: GateReply = { id: 8, ok: false, error: { code: 'not_found', message: 'no such portal or gate' } };
+ * ```
+ */
+export type GateReply =
+  | { readonly id: number; readonly ok: true; readonly data: unknown }
+  | { readonly id: number | null; readonly ok: false; readonly error: WireError };
+
+/**
+ * A frame the server sends on its own: any object with a `type` (other than
+ * `auth`) and no `id`/`ok` pair; the application chooses the rest.
+ *
+ * @example
+ * ```ts
+ * const push: PushFrame = { type: 'event', data: 'match found' };
+ * registry.sendToPrincipal('player-42', push);
+ * ```
+ */
+export interface PushFrame {
+  readonly type: string;
+  readonly [member: string]: unknown;
+}
+
+/**
+ * What an inbound frame of a server is: a `reply` to a request, an `auth` answer,
+ * or a `push`.
+ *
+ * @example
+ * ```ts
+ * const kind: FrameKind = frameKind(frame);
+ * ```
+ */
+export type FrameKind = 'reply' | 'auth' | 'push';
+
+/**
+ * Tells a reply (an `id`, numeric or null, and a boolean `ok`), an auth answer
+ * (`type: "auth"`) and a push (anything else, typically with its own `type`) apart.
+ *
+ * @example
+ * ```ts
+ * frameKind({ id: 1, ok: true, data: 'pong' });       // 'reply'
+ * frameKind({ type: 'auth', ok: true });               // 'auth'
+ * frameKind({ type: 'event', data: 'match found' });   // 'push'
+ * ```
+ */
+export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
+  const { type } = frame;
+  if (typeof type === 'string') return type === 'auth' ? 'auth' : 'push';
+  const { id } = frame;
+  return (typeof id === 'number' || id === null) && typeof frame['ok'] === 'boolean' ? 'reply' : 'push';
+}
+
+/**
+ * Builds a failed reply; `message` defaults to the code's fixed text.
+ *
+ * @example
+ * ```ts
+ * errorReply(null, 'bad_request');
+ * ```
+ */
+export function errorReply(id: number | null, code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code]): GateReply {
+  return { id, ok: false, error: { code, message } };
+}
+
+/**
+ * Serialises a reply to JSON text. A handler result that JSON cannot represent
+ * (a BigInt, a cycle) becomes an `internal` reply for the same id instead of a throw.
+ *
+ * @example
+ * ```ts
+ * socket.send(encodeReply(await dispatcher.dispatchText(text, conn)));
+ * ```
+ */
+export function encodeReply(reply: GateReply): string {
+  try {
+    return JSON.stringify(reply);
+  } catch {
+    return JSON.stringify(errorReply(reply.id, 'internal'));
+  }
+}

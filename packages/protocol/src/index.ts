@@ -1,0 +1,18 @@
+/**
+ * @portcullis/protocol — the wire contract of portcullis, written once and used
+ * by the server (core and the ws, tcp and udp transports) and the client alike:
+ * real-time frames, error and close codes, the session-token shape, the HTTP
+ * credential bodies and the length-prefixed frame codec. No dependencies and no
+ * Node built-ins: it loads unchanged in browsers.
+ */
+export { ERROR_CODES, isErrorCode, isWireErrorCode, WIRE_ERROR_MESSAGES, type ErrorCode, type WireErrorCode } from './error-codes.js';
+export { WS_CLOSE, type CloseReason } from './close-codes.js';
+export { encodeReply, errorReply, frameKind, type FrameKind, type GateReply, type GateRequest, type PushFrame, type WireError } from './frames.js';
+export { readAuthFrame, readAuthReply, type AuthFrame, type AuthReply } from './auth-frame.js';
+export { isSessionToken, SESSION_TOKEN_LENGTH, SESSION_TOKEN_SUFFIX } from './session-token.js';
+export { credentialKind, isJwtShape, MAX_TOKEN_LENGTH, type CredentialKind } from './credential.js';
+export { parseJsonFrame } from './json-frame.js';
+export { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FRAME_HEADER_BYTES, FrameDecoder, FrameTooLargeError } from './frame-codec.js';
+export {
+  readLoginResponse, readUpgradeResponse, refreshResponseKind, type ErrorBody, type LoginResponse, type UpgradeResponse,
+} from './http-bodies.js';
