@@ -24,6 +24,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts the server again on the same port and waits until it answers. */
   restart(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open and nothing is answered, as with a Redis stuck on a slow command. */
+  freeze(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  thaw(): void;
 }
 
 const live = new Set<ChildProcess>();
@@ -150,6 +154,8 @@ export async function startRedisServer(binary = findRedisServerBinary(), options
         child = launch(binary, port, options);
         await waitUntilAnswering(port, child);
       },
+      freeze: () => void child.kill('SIGSTOP'),
+      thaw: () => void child.kill('SIGCONT'),
     };
   }
   throw lastError;

@@ -21,6 +21,7 @@ import {
   silentLoggerFactory,
   TokenSessionSync,
   type PortalClass,
+  type SessionStoreOptions,
 } from '@portcullis/core';
 import { TestGamePortal } from './test-portal.js';
 
@@ -48,6 +49,8 @@ export interface StackOptions {
   /** Same prefix on the same Redis = same fleet. */
   readonly keyPrefix?: string;
   readonly portals?: readonly PortalClass[];
+  /** Session store options beyond the key prefix (a bounded Redis queue, a timeout). */
+  readonly stores?: Omit<SessionStoreOptions, 'keyPrefix'>;
 }
 
 export async function createRealtimeStack(options: StackOptions = {}): Promise<RealtimeStack> {
@@ -67,7 +70,7 @@ export async function createRealtimeStack(options: StackOptions = {}): Promise<R
   container.register(SIGNING_KEY, { useValue: resolveSigningKey(config, silentLoggerFactory.create('test')) });
   container.register(LOGGER_FACTORY, { useValue: silentLoggerFactory });
   container.register(PORTCULLIS_CONTAINER, { useValue: container });
-  const stores = registerSessionServices(container, { keyPrefix });
+  const stores = registerSessionServices(container, { ...options.stores, keyPrefix });
   await stores.ready();
   const sessions = container.resolve(TokenSessionSync);
   const issuer = container.resolve(JwtTokenIssuer);

@@ -30,6 +30,8 @@ export interface RedisCacheStoreOptions {
   readonly keyPrefix?: string;
   /** An operation taking longer fails with `unavailable`. Default 1000 ms. */
   readonly operationTimeoutMs?: number;
+  /** Commands waiting for Redis at once; past it an operation fails with `unavailable` at once. Default 2048. */
+  readonly maxQueuedCommands?: number;
 }
 
 /**
@@ -54,7 +56,7 @@ export class RedisCacheStore implements CacheStore {
   constructor(options: RedisCacheStoreOptions, logger: Logger) {
     this.prefix = options.keyPrefix ?? 'portcullis';
     this.timeoutMs = options.operationTimeoutMs ?? 1000;
-    this.client = openRedisClient(options.url, logger, 'commands');
+    this.client = openRedisClient(options.url, logger, 'commands', undefined, options.maxQueuedCommands);
     const adapter = new KeyvRedis<string>(this.client, { throwOnConnectError: true, throwOnErrors: true });
     adapter.on('error', () => {}); // reported once per outage by the connection's own listener
     this.keyv = new Keyv(adapter, { useKeyPrefix: false, serialize: serializeEntry, deserialize: deserializeEntry, throwOnErrors: true });

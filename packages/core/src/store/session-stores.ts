@@ -27,6 +27,12 @@ export interface SessionStoreOptions {
   /** A Redis operation taking longer fails with `unavailable`. Default 1000 ms. */
   readonly operationTimeoutMs?: number;
   /**
+   * Redis commands waiting for replies at once. When Redis is slow, an operation beyond it
+   * fails with `unavailable` at once instead of waiting out its timeout in a queue that
+   * only grows. Default 2048.
+   */
+  readonly maxQueuedCommands?: number;
+  /**
    * For tests: session pair lifetimes in milliseconds instead of `session:access-minutes`
    * and `session:refresh-days`, so expiry on a real Redis takes milliseconds.
    */
@@ -81,7 +87,7 @@ export function createSessionStores(config: PortcullisConfig, options: SessionSt
   let redis: RedisCacheStore | undefined;
   const useRedis = () =>
     (redis ??= new RedisCacheStore(
-      { url: config.persistence.cache.url, keyPrefix: options.keyPrefix, operationTimeoutMs: options.operationTimeoutMs },
+      { url: config.persistence.cache.url, keyPrefix: options.keyPrefix, operationTimeoutMs: options.operationTimeoutMs, maxQueuedCommands: options.maxQueuedCommands },
       logger,
     ));
   const cache = config.persistence.cache.provider === 'redis' ? useRedis() : new MemoryCacheStore(logger);

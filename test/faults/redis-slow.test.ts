@@ -1,0 +1,53 @@
+/**
+ * A Redis that stops answering (frozen with SIGSTOP, its connections left open, as when it
+ * is stuck on a slow command) must not gather an unbounded queue in which every request
+ * waits out its own timeout: past the bound, a session check fails with `unavailable` at
+ * once, and service comes back by itself as soon as Redis answers again.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findRedisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { createRealtimeStack, type RealtimeStack } from '../conformance/support/realtime-stack.js';
+
+const hasRedis = findRedisServerBinary() !== undefined;
+const label = (name: string) => (hasRedis ? name : `${name} — SKIPPED, redis-server not found`);
+const QUEUE = 32;
+const CHECKS = 200;
+
+describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
+  let redis: RedisServer;
+  let stack: RealtimeStack;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    stack = await createRealtimeStack({ provider: 'redis', redisUrl: redis.url, stores: { maxQueuedCommands: QUEUE, operationTimeoutMs: 30_000 } });
+  });
+  afterAll(async () => {
+    redis?.thaw();
+    await stack?.close();
+    await redis?.stop();
+  });
+
+  it('refuses checks beyond its queue with unavailable at once, answers the queued ones when it is back, and serves again', async () => {
+    const live = await stack.session('olga');
+    expect(await stack.sessions.validate(live)).toMatchObject({ id: 'olga' });
+
+    redis.freeze();
+    const outcomes: string[] = [];
+    const checks = Array.from({ length: CHECKS }, () =>
+      stack.sessions.validate(`${randomUUID()};session`).then(
+        () => outcomes.push('answered'),
+        (error: { code?: string }) => outcomes.push(error.code ?? 'other'),
+      ),
+    );
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    // Nothing can have been answered, and no timeout (30 s) can have passed: these refusals are the bound's.
+    expect(outcomes.filter((o) => o === 'unavailable').length).toBeGreaterThanOrEqual(CHECKS - QUEUE);
+    expect(outcomes).not.toContain('answered');
+
+    redis.thaw();
+    await Promise.all(checks);
+    expect(outcomes.filter((o) => o === 'answered').length).toBeGreaterThan(0);
+    expect(await stack.sessions.validate(live)).toMatchObject({ id: 'olga' });
+  });
+});
