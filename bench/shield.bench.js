@@ -1,10 +1,13 @@
 /**
  * The shield's own work per request, without sockets: `ShieldEnforcer.decide` on
- * the plans and contexts the HTTP and WebSocket adapters hand it, in ns per call.
- * Cases: an unshielded plan (the floor), `@JwtShield` on the in-memory store with a
- * connection memo and without one, `@JwtShield` on Redis with its JWT near cache
- * (answered from the process, no round trip), and `@SessionShield` on a near-cache
- * hit. The containers are built as bench/http.bench.js and bench/lib/ws-bench-server.js
+ * the plans and contexts the HTTP and WebSocket adapters hand it, in CPU ns per call.
+ * HTTP cases make a new request context per call as the express adapter does (the
+ * credential cut from a fresh header string); gate cases reuse the connection's.
+ * Cases: an unshielded plan of each kind (the floors), `@JwtShield` on the in-memory
+ * store with a connection memo and without one, `@JwtShield` on Redis with its JWT
+ * near cache (answered from the process, no round trip), `@SessionShield` on a
+ * near-cache hit, and the invalidation check alone on memory and on the near cache.
+ * The containers are built as bench/http.bench.js and bench/lib/ws-bench-server.js
  * build theirs. Each round runs every case for a fixed number of calls, in an order
  * that rotates by round; the table gives the median CPU ns/call with the min–max over rounds.
  *
@@ -22,7 +25,7 @@ import { findRedisServer, startRedis } from './lib/redis.js';
 
 const {
   Gate, JwtShield, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, Portal, SIGNING_KEY, SessionShield,
-  TokenSessionSync, loadConfig, readShieldPlan, registerSessionServices, resolveSigningKey, silentLoggerFactory,
+  TokenSessionSync, bearerCredential, loadConfig, readShieldPlan, registerSessionServices, resolveSigningKey, silentLoggerFactory,
 } = core;
 
 export const title = 'Shield decision per request, no sockets (ShieldEnforcer.decide, CPU ns per call, one core)';
@@ -76,10 +79,29 @@ for (const name of ['open', 'shielded']) Gate(name)(BenchPortal.prototype, name,
 SessionShield(BenchPortal.prototype, 'shielded', Object.getOwnPropertyDescriptor(BenchPortal.prototype, 'shielded'));
 Portal('/bench')(BenchPortal);
 
-const httpContext = (credential, memo) => ({
-  transport: 'http', credential, clientId: 'conn-1', remoteAddress: '127.0.0.1', route: { method: 'GET', path: '/me' }, ...(memo ? { memo: new Map() } : {}),
-});
-const gateContext = (credential) => ({ transport: 'ws', credential, clientId: 'conn-1', remoteAddress: '127.0.0.1', portal: '/bench', gate: 'shielded', memo: new Map() });
+const ROUTE = Object.freeze({ method: 'GET', path: '/me' });
+
+/**
+ * A maker of HTTP request contexts as the express adapter builds them, one per call:
+ * the credential cut from an `Authorization` header by `bearerCredential` (a fresh
+ * header string each time, as parsed from a socket, so the memo compares strings
+ * that are equal but not the same object), and the connection's memo, or a new Map
+ * per request without one.
+ */
+function httpContexts(jwt, perConnectionMemo) {
+  const headers = Array.from({ length: 256 }, () => Buffer.from(`Bearer ${jwt}`, 'latin1').toString('latin1'));
+  const memo = new Map();
+  let i = 0;
+  return perConnectionMemo
+    ? () => ({ transport: 'http', credential: bearerCredential(headers[i++ & 255]) ?? undefined, clientId: 'conn-1', remoteAddress: '127.0.0.1', route: ROUTE, memo })
+    : () => ({ transport: 'http', credential: bearerCredential(headers[i++ & 255]) ?? undefined, clientId: 'conn-1', remoteAddress: '127.0.0.1', route: ROUTE, memo: new Map() });
+}
+
+/** A WebSocket gate's context: the connection's credential and memo, the same objects for every message. */
+const gateContext = (credential) => {
+  const ctx = { transport: 'ws', credential, clientId: 'conn-1', remoteAddress: '127.0.0.1', portal: '/bench', gate: 'shielded', memo: new Map() };
+  return () => ctx;
+};
 
 /**
  * Calls `c.call()` `n` times; answers the wall and CPU seconds taken (this process's
@@ -116,18 +138,18 @@ const notInvalidated = (invalidated) => invalidated === false;
  */
 function invalidationCase(name, stack, jwt) {
   const claims = stack.validator.validate(jwt, 'access').claims;
-  return { name, call: () => stack.sessions.isJwtInvalidatedNow(claims) ?? stack.sessions.isJwtInvalidated(claims), accept: notInvalidated };
+  return { group: 'part', name, call: () => stack.sessions.isJwtInvalidatedNow(claims) ?? stack.sessions.isJwtInvalidated(claims), accept: notInvalidated };
 }
 
-/** A case timing `enforcer.decide(plan, ctx)`. */
-const decideCase = (name, enforcer, plan, ctx) => ({ name, call: () => enforcer.decide(plan, ctx), accept: allowed });
+/** A case timing `enforcer.decide(plan, context())`, the context made as its adapter makes it; `group` names its floor. */
+const decideCase = (group, name, enforcer, plan, context) => ({ group, name, call: () => enforcer.decide(plan, context()), accept: allowed });
 
 /** Server CPU µs per decision with `inFlight` decisions outstanding (for answers that always go to the store). */
-async function cpuPerAsyncDecision(enforcer, plan, ctx, total, inFlight = 64) {
+async function cpuPerAsyncDecision(enforcer, plan, context, total, inFlight = 64) {
   let next = 0;
   const worker = async () => {
     while (next++ < total) {
-      const verdict = await enforcer.decide(plan, ctx);
+      const verdict = await enforcer.decide(plan, context());
       if (verdict.ok !== true) throw new Error('bench setup: a Redis-store decision refused');
     }
   };
@@ -152,15 +174,17 @@ export async function run({ rounds, durationMs, pin = true, serverCpu = 1 }) {
     const jwtPlan = readShieldPlan(MeController, 'me');
     const openPlan = readShieldPlan(MeController, 'open');
     const sessionPlan = readShieldPlan(BenchPortal, 'shielded');
+    const openGatePlan = readShieldPlan(BenchPortal, 'open');
     const jwt = memory.issuer.issueLoginPair('player-42', { name: 'alice' }).accessToken;
     const session = (await memory.sessions.upgrade(memory.issuer.issueLoginPair('player-43', { name: 'bob' }).accessToken)).accessToken;
     const redisJwt = redisNear?.issuer.issueLoginPair('player-44', { name: 'carol' }).accessToken;
     const cases = [
-      decideCase('unshielded plan (floor)', memory.enforcer, openPlan, httpContext(jwt, true)),
-      decideCase('@JwtShield, in-memory store, connection memo', memory.enforcer, jwtPlan, httpContext(jwt, true)),
-      decideCase('@JwtShield, in-memory store, no memo (signature every call)', memory.enforcer, jwtPlan, httpContext(jwt, false)),
-      ...(redisNear ? [decideCase('@JwtShield, Redis store, jwt-near-cache-seconds 5, connection memo', redisNear.enforcer, jwtPlan, httpContext(redisJwt, true))] : []),
-      decideCase('@SessionShield gate, in-memory store, near-cache hit', memory.enforcer, sessionPlan, gateContext(session)),
+      decideCase('http', 'HTTP: unshielded plan (floor: making the request context)', memory.enforcer, openPlan, httpContexts(jwt, true)),
+      decideCase('http', 'HTTP: @JwtShield, in-memory store, connection memo', memory.enforcer, jwtPlan, httpContexts(jwt, true)),
+      decideCase('http', 'HTTP: @JwtShield, in-memory store, no memo (signature every call)', memory.enforcer, jwtPlan, httpContexts(jwt, false)),
+      ...(redisNear ? [decideCase('http', 'HTTP: @JwtShield, Redis store, jwt-near-cache-seconds 5, connection memo', redisNear.enforcer, jwtPlan, httpContexts(redisJwt, true))] : []),
+      decideCase('gate', 'gate: unshielded (floor)', memory.enforcer, openGatePlan, gateContext(session)),
+      decideCase('gate', 'gate: @SessionShield, in-memory store, near-cache hit', memory.enforcer, sessionPlan, gateContext(session)),
       invalidationCase('part of it: TokenSessionSync.isJwtInvalidatedNow, in-memory store', memory, jwt),
       ...(redisNear ? [invalidationCase('part of it: TokenSessionSync.isJwtInvalidatedNow, Redis near cache', redisNear, redisJwt)] : []),
     ];
@@ -190,25 +214,26 @@ export async function run({ rounds, durationMs, pin = true, serverCpu = 1 }) {
         c.promised += promised;
       }
     }
-    const floor = median(cases[0].ns);
+    const floors = Object.fromEntries(['http', 'gate'].map((group) => [group, cases.find((c) => c.group === group)]));
+    const over = (c) => (floors[c.group] && floors[c.group] !== c ? Math.round(median(c.ns) - median(floors[c.group].ns)) : '–');
     const rows = cases.map((c) => ({
       case: c.name,
       'CPU ns/call': withSpread(c.ns, 0),
-      'over unshielded ns': c === cases[0] ? '–' : Math.round(median(c.ns) - floor),
+      'over floor ns': over(c),
       'wall ns/call': Math.round(median(c.wallNs)),
       'calls per round': c.calls,
       'answered by a promise': c.promised,
     }));
     if (redisPlain) {
-      const ctx = httpContext(redisPlain.issuer.issueLoginPair('player-45', { name: 'dave' }).accessToken, true);
-      await cpuPerAsyncDecision(redisPlain.enforcer, jwtPlan, ctx, 2000);
+      const context = httpContexts(redisPlain.issuer.issueLoginPair('player-45', { name: 'dave' }).accessToken, true);
+      await cpuPerAsyncDecision(redisPlain.enforcer, jwtPlan, context, 2000);
       const samples = [];
-      for (let r = 0; r < Math.min(rounds, 5); r++) samples.push(await cpuPerAsyncDecision(redisPlain.enforcer, jwtPlan, ctx, 5000));
+      for (let r = 0; r < Math.min(rounds, 5); r++) samples.push(await cpuPerAsyncDecision(redisPlain.enforcer, jwtPlan, context, 5000));
       const cpuNs = samples.map((s) => s.cpuMicros * 1000);
       rows.push({
-        case: '@JwtShield, Redis store, no near cache (one MGET per call; CPU, 64 in flight)',
+        case: 'HTTP: @JwtShield, Redis store, no near cache (one MGET per call; CPU, 64 in flight)',
         'CPU ns/call': withSpread(cpuNs, 0),
-        'over unshielded ns': Math.round(median(cpuNs) - floor),
+        'over floor ns': Math.round(median(cpuNs) - median(floors.http.ns)),
         'wall ns/call': Math.round(median(samples.map((s) => s.wallMicros)) * 1000),
         'calls per round': 5000,
         'answered by a promise': 5000 * samples.length,
@@ -220,9 +245,9 @@ export async function run({ rounds, durationMs, pin = true, serverCpu = 1 }) {
     notes.push(
       `${plan.enabled ? `This process pinned to core ${plan.serverCpu} (taskset).` : `Not pinned: ${plan.warning}.`} Each case is calibrated to about ${durationMs} ms of calls per round and keeps that call count; ${rounds} rounds, the order rotating by round. "CPU ns/call" is this process\'s CPU time (user + system, so garbage collection is in it) per call: median over rounds (min–max); unlike wall time it leaves out the time the scheduler gave to other processes. "wall ns/call" is the median wall time.`,
       'The "part of it" rows time the invalidation check alone (expiry, used jti, family, principal cut-off, store epoch), which every @JwtShield decision makes after its memoised signature check: with the in-memory store it reads the store\'s Map, on Redis the JWT near cache.',
-      'The contexts are what the adapters build: an HTTP request context with a per-connection memo (or none), and a WebSocket gate context with the connection\'s memo. "answered by a promise" counts calls whose near cache (5 s, jittered) had just run out, so the store was asked: those calls are in the time too, and are rare.',
+      'The contexts are made as the adapters make them: for HTTP a new context per call, its credential cut by bearerCredential from a fresh Authorization header string (equal to the memo\'s, not the same object), with the connection\'s memo or a new Map per request; for a WebSocket gate the connection\'s context. Each floor row (an unshielded plan) makes its context the same way, so "over floor" is the shield\'s own work: HTTP rows against the HTTP floor, gate rows against the gate floor. "answered by a promise" counts calls whose near cache (5 s, jittered) had just run out, so the store was asked: those calls are in the time too, and are rare.',
     );
-    return { columns: ['case', 'CPU ns/call', 'over unshielded ns', 'wall ns/call', 'calls per round', 'answered by a promise'], rows, notes };
+    return { columns: ['case', 'CPU ns/call', 'over floor ns', 'wall ns/call', 'calls per round', 'answered by a promise'], rows, notes };
   } finally {
     await Promise.all([memory, redisNear, redisPlain].filter(Boolean).map((s) => s.close()));
     await redis?.stop();
