@@ -1,20 +1,21 @@
 /**
- * HTTP throughput of a `@JwtShield` route (autocannon, 50 connections, 127.0.0.1)
- * beside the same route unshielded on bare express 5, behind passport-jwt (string
- * secret and KeyObject), behind a hand-written jsonwebtoken middleware and behind
- * fast-jwt with its cache; and the median login time for an unknown account vs a
- * wrong password at bcrypt cost 11.
+ * HTTP throughput and server CPU per request of a `@JwtShield` route (50 keep-alive
+ * connections to 127.0.0.1, lib/http-load.js) beside the same route unshielded on a portcullis app
+ * and on bare express 5, behind passport-jwt (string secret and KeyObject), a
+ * hand-written jsonwebtoken middleware and fast-jwt with its cache; and the median
+ * login time for an unknown account vs a wrong password at bcrypt cost 11.
  *
- * The servers run in a child process (this file with --serve-http-bench) so the
- * load generator and the servers do not share an event loop; each server gets the
- * same token and answers the same `{id}` body.
+ * The servers run in a child process (this file with --serve-http-bench) pinned to
+ * one core, the load generator on another (taskset; see lib/cpu-pinning.js). Every
+ * run sends a fixed number of requests; every case runs right after its baseline,
+ * and the tables give the median of those paired ratios with their min–max.
+ * Options: rounds, count (requests per run), cases (keys, e.g. portcullis,portcullisRedis),
+ * pin, serverCpu, generatorCpu.
  */
-import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import 'reflect-metadata';
-import autocannon from 'autocannon';
 import express from 'express';
 import { createVerifier } from 'fast-jwt';
 import jwt from 'jsonwebtoken';
@@ -26,16 +27,19 @@ import {
   registerAccountServices, registerSessionServices, resolveSigningKey, silentLoggerFactory,
 } from '@portcullis/core';
 import { Controller, Get, JwtAuthController, createPortcullisApp, principalId } from '@portcullis/express';
-import { median } from './lib/measure.js';
+import { serveParent } from './lib/child-rpc.js';
+import { fixedCountLoad } from './lib/http-load.js';
+import { pinProcess, planPinning, watchCore } from './lib/cpu-pinning.js';
+import { median, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
+import { startServerProcess } from './lib/server-process.js';
 
-export const title = 'HTTP: @JwtShield route vs bare express 5, passport-jwt and jsonwebtoken (autocannon, 50 connections)';
+export const title = 'HTTP: @JwtShield route vs the same route unshielded, bare express 5, passport-jwt, jsonwebtoken and fast-jwt (50 connections, fixed request count)';
 
 const SERVE_FLAG = '--serve-http-bench';
 /** ASCII key text: its UTF-8 bytes are the HMAC key, so string-secret verifiers check the same tokens. */
 const KEY_TEXT = 'portcullis-http-bench-key-0123456789-abcdefghijkl';
 const CONNECTIONS = 50;
-const ROUND_SECONDS = 3;
 
 function config(env = {}) {
   return loadConfig({
@@ -153,27 +157,22 @@ async function serve() {
     servers.push(server);
     ports[name] = server.address().port;
   }
-  process.send({ ports, token });
-  process.on('message', (message) => {
-    if (message === 'cpu') {
-      const { user, system } = process.cpuUsage();
-      process.send({ cpuMicros: user + system });
-      return;
-    }
-    for (const server of servers) server.closeAllConnections();
-    process.exit(0);
-  });
+  serveParent(
+    {
+      cpu: () => (({ user, system }) => user + system)(process.cpuUsage()),
+      close: () => {
+        for (const server of servers) server.closeAllConnections();
+        setImmediate(() => process.exit(0));
+        return null;
+      },
+    },
+    { ports, token },
+  );
 }
 
-/** Total CPU time (µs) the server process has used so far. */
-async function serverCpu(child) {
-  child.send('cpu');
-  const [{ cpuMicros }] = await once(child, 'message');
-  return cpuMicros;
-}
-
-function load(url, token, seconds) {
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${token}` } });
+/** Sends exactly `amount` requests to `GET /me` over CONNECTIONS keep-alive connections. */
+function load(port, token, amount) {
+  return fixedCountLoad({ port, path: '/me', headers: { authorization: `Bearer ${token}` }, connections: CONNECTIONS, amount });
 }
 
 async function expectStatus(url, token, status) {
@@ -204,101 +203,132 @@ async function loginTimes(base, times) {
   return { unknown: median(unknown), wrong: median(wrong) };
 }
 
+const BASELINES = { bare: 'bare express', portcullisOpen: 'portcullis unshielded' };
+
+/** [label, key, baseline]: every case is measured right after a run of its baseline. */
 const ALL_CASES = [
-  ['bare express 5, unshielded', 'bare'],
-  ['portcullis app, same route unshielded', 'portcullisOpen'],
-  ['portcullis @JwtShield', 'portcullis'],
-  ['portcullis @JwtShield, connectionMemo: false', 'portcullisNoMemo'],
-  ['portcullis @JwtShield, Redis store', 'portcullisRedis'],
-  ['portcullis @JwtShield, Redis store, jwt-near-cache-seconds 5', 'portcullisRedisNear'],
-  ['passport-jwt, string secret', 'passportString'],
-  ['passport-jwt, KeyObject', 'passportKeyObject'],
-  ['jsonwebtoken middleware, KeyObject', 'jsonwebtoken'],
-  ['fast-jwt, cache on', 'fastJwt'],
+  ['bare express 5, unshielded', 'bare', undefined],
+  ['portcullis app, same route unshielded', 'portcullisOpen', 'bare'],
+  ['portcullis @JwtShield', 'portcullis', 'portcullisOpen'],
+  ['portcullis @JwtShield, connectionMemo: false', 'portcullisNoMemo', 'portcullisOpen'],
+  ['portcullis @JwtShield, Redis store', 'portcullisRedis', 'portcullisOpen'],
+  ['portcullis @JwtShield, Redis store, jwt-near-cache-seconds 5', 'portcullisRedisNear', 'portcullisOpen'],
+  ['passport-jwt, string secret', 'passportString', 'bare'],
+  ['passport-jwt, KeyObject', 'passportKeyObject', 'bare'],
+  ['jsonwebtoken middleware, KeyObject', 'jsonwebtoken', 'bare'],
+  ['fast-jwt, cache on', 'fastJwt', 'bare'],
 ];
 
-export async function run({ rounds = 5 } = {}) {
+export const defaults = { rounds: 9, count: 10_000 };
+
+/** The cases to measure as pairs, and every key that runs (cases and their baselines). */
+function selectCases(ports, only) {
+  const available = ALL_CASES.filter(([, key]) => ports[key] !== undefined);
+  const chosen = only ? available.filter(([, key, baseline]) => baseline !== undefined && only.includes(key)) : available.filter(([, , baseline]) => baseline);
+  if (only) {
+    const unknown = only.filter((key) => key !== 'login' && !available.some(([, k]) => k === key));
+    if (unknown.length > 0) throw new Error(`unknown or unavailable HTTP case ${unknown.join(', ')} (known: ${available.map(([, k]) => k).join(', ')}, login)`);
+  }
+  const running = new Set(chosen.flatMap(([, key, baseline]) => [baseline, key]));
+  return { pairs: chosen, rows: available.filter(([, key]) => running.has(key)) };
+}
+
+export async function run({ rounds, count, cases: only, pin = true, serverCpu = 1, generatorCpu = 0 }) {
+  const plan = planPinning({ pin, serverCpu, generatorCpu });
+  if (plan.warning) console.warn(`warning: ${plan.warning}`);
+  pinProcess(plan.generatorCpu);
   const redisBinary = findRedisServer();
   const redis = redisBinary ? await startRedis(redisBinary) : undefined;
-  const child = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  const server = await startServerProcess(fileURLToPath(import.meta.url), [SERVE_FLAG], {
     env: { ...process.env, ...(redis ? { BENCH_REDIS_URL: redis.url } : {}) },
+    cpu: plan.serverCpu,
   });
-  const [{ ports, token }] = await once(child, 'message');
-  const CASES = ALL_CASES.filter(([, name]) => ports[name] !== undefined);
+  const { ports, token } = server.info;
+  const { pairs, rows: running } = selectCases(ports, only);
   try {
-    const url = (name) => `http://127.0.0.1:${ports[name]}/me`;
-    for (const [, name] of CASES) {
-      await expectStatus(url(name), token, 200);
-      if (name !== 'bare' && name !== 'portcullisOpen') await expectStatus(url(name), undefined, 401);
+    const url = (key) => `http://127.0.0.1:${ports[key]}/me`;
+    for (const [, key] of running) {
+      await expectStatus(url(key), token, 200);
+      if (key !== 'bare' && key !== 'portcullisOpen') await expectStatus(url(key), undefined, 401);
     }
-    const samples = Object.fromEntries(CASES.map(([, name]) => [name, { rps: [], p50: [], cpu: [], rpsRatio: [], cpuRatio: [], failures: 0 }]));
-    const measure = async (name) => {
-      const cpuBefore = await serverCpu(child);
-      const result = await load(url(name), token, ROUND_SECONDS);
-      const cpuAfter = await serverCpu(child);
-      const sample = { rps: result.requests.average, cpu: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total) };
-      samples[name].rps.push(sample.rps);
-      samples[name].p50.push(result.latency.p50);
-      samples[name].cpu.push(sample.cpu);
-      samples[name].failures += result.non2xx + result.errors + result.timeouts;
+    const samples = Object.fromEntries(running.map(([, key]) => [key, { rps: [], p50: [], cpu: [], rpsRatio: [], cpuRatio: [], cpuOver: [], failures: 0 }]));
+    const others = [];
+    const measure = async (key, amount = count) => {
+      const watch = watchCore(plan.serverCpu, server.pid);
+      const cpuBefore = await server.call('cpu');
+      const result = await load(ports[key], token, amount);
+      const cpuAfter = await server.call('cpu');
+      const share = watch.stop();
+      if (share !== undefined) others.push({ share, key });
+      const sample = { rps: result.total / result.seconds, cpu: (cpuAfter - cpuBefore) / Math.max(1, result.total) };
+      samples[key].rps.push(sample.rps);
+      samples[key].p50.push(result.p50);
+      samples[key].cpu.push(sample.cpu);
+      samples[key].failures += result.non2xx + result.errors;
       return sample;
     };
-    for (const [, name] of CASES) await load(url(name), token, 1);
-    const roundCount = Math.max(1, Math.min(rounds, 5));
-    const others = CASES.filter(([, name]) => name !== 'bare');
-    for (let r = 0; r < roundCount; r++) {
-      // Each case runs right after a bare-express run and is compared with it, so the bursts of
-      // a shared machine hit both sides of a ratio alike. The order rotates every round.
-      for (let i = 0; i < others.length; i++) {
-        const [, name] = others[(i + r) % others.length];
-        const bare = await measure('bare');
-        const sample = await measure(name);
-        samples[name].rpsRatio.push(sample.rps / bare.rps);
-        samples[name].cpuRatio.push(bare.cpu / sample.cpu);
+    const warmup = Math.max(1000, Math.round(count / 2));
+    for (const [, key] of running) await load(ports[key], token, warmup);
+    for (const key of Object.keys(samples)) Object.assign(samples[key], { rps: [], p50: [], cpu: [], failures: 0 });
+    for (let r = 0; r < rounds; r++) {
+      // Each case runs right after its baseline and is compared with that run, so the bursts
+      // of a shared machine hit both sides of a ratio alike. The order rotates every round.
+      for (let i = 0; i < pairs.length; i++) {
+        const [, key, baselineKey] = pairs[(i + r) % pairs.length];
+        const baseline = await measure(baselineKey);
+        const sample = await measure(key);
+        samples[key].rpsRatio.push(sample.rps / baseline.rps);
+        samples[key].cpuRatio.push(baseline.cpu / sample.cpu);
+        samples[key].cpuOver.push(sample.cpu - baseline.cpu);
       }
     }
-    const ratio = (name, key) => (name === 'bare' ? 1 : Number(median(samples[name][key]).toFixed(2)));
-    const rows = CASES.map(([label, name]) => ({
-      case: label,
-      'req/s': Math.round(median(samples[name].rps)),
-      'ratio to bare express': ratio(name, 'rpsRatio'),
-      'server CPU µs/req': Math.round(median(samples[name].cpu)),
-      'CPU-bound ratio to bare express': ratio(name, 'cpuRatio'),
-      'median latency ms': median(samples[name].p50),
-    }));
-    const failed = CASES.filter(([, name]) => samples[name].failures > 0).map(([label, name]) => `${label}: ${samples[name].failures} failed requests`);
-    const login = await loginTimes(`http://127.0.0.1:${ports.login}`, 15);
-    rows.push(
-      ...[['unknown account', login.unknown], ['wrong password', login.wrong]].map(([what, ms]) => ({
-        case: `POST /auth/login/unamepwd, ${what} (cost 11)`,
-        'req/s': '–',
-        'ratio to bare express': '–',
-        'server CPU µs/req': '–',
-        'CPU-bound ratio to bare express': '–',
-        'median latency ms': Number(ms.toFixed(1)),
-      })),
-    );
-    const spread = Math.abs(login.unknown / login.wrong - 1) * 100;
+    const paired = new Set(pairs.map(([, key]) => key));
+    const rows = running.map(([label, key, baselineKey]) => {
+      const s = samples[key];
+      const measured = paired.has(key);
+      return {
+        case: label,
+        baseline: measured ? BASELINES[baselineKey] : '–',
+        'req/s': Math.round(median(s.rps)),
+        'req/s ratio to baseline': measured ? withSpread(s.rpsRatio, 2) : '–',
+        'server CPU µs/req': Number(median(s.cpu).toFixed(1)),
+        'CPU over baseline µs/req': measured ? withSpread(s.cpuOver, 1) : '–',
+        'CPU-bound ratio to baseline': measured ? withSpread(s.cpuRatio, 2) : '–',
+        'p50 ms': Number(median(s.p50).toFixed(2)),
+      };
+    });
+    const failed = running.filter(([, key]) => samples[key].failures > 0).map(([label, key]) => `${label}: ${samples[key].failures} failed requests`);
+    const notes = [
+      `${plan.enabled ? `Pinned: ${plan.line}.` : `NOT pinned: ${plan.warning}; the generator and the server compete for the same cores.`} ${CONNECTIONS} keep-alive connections (bench/lib/http-load.js, closed loop), exactly ${count.toLocaleString('en-US')} requests per run (after one warm-up run of every case); ${rounds} round${rounds === 1 ? '' : 's'}; in every round each case runs right after its baseline (column "baseline"), in an order that rotates by round.`,
+      'Ratio columns: the median over the rounds of each case\'s ratio to the baseline run just before it, with the smallest and largest of those paired ratios in brackets. "req/s" and "server CPU µs/req" are medians over every run of the row (a baseline row over all its runs). "server CPU µs/req" is the server process\'s own process.cpuUsage() (user + system, all its threads) over the run ÷ requests answered; "CPU over baseline" is the paired difference, what the case adds per request; "CPU-bound ratio" = baseline CPU/req ÷ case CPU/req, the throughput ratio a server limited by its core would show.',
+      'Every case answers GET /me with {id}; every shielded case verifies HS256, issuer and audience, and refuses a request without a token (checked before measuring). portcullis apps disable express\'s X-Powered-By header, so portcullis cases are measured against the same route unshielded on a portcullis app, and other libraries against bare express.',
+      'portcullis @JwtShield keeps the verified JWT per keep-alive connection (AuthContext memo): a repeated identical token skips the signature check until its exp; expiry and invalidation (upgrade, logout, family revocation) are checked on every request. connectionMemo: false verifies the signature on every request.',
+      redis
+        ? `portcullis @JwtShield, Redis store: the invalidation markers are read from a local redis-server (one MGET per request), as on a fleet; the redis-server runs ${plan.enabled ? `on the generator's core (${plan.generatorCpu}), so its CPU is not in the server's column` : 'unpinned'}. With session:jwt-near-cache-seconds 5 a JWT found valid is trusted for up to 5 s per process, dropped at once by revocation events.`
+        : 'redis-server not found: the Redis rows are missing from this run.',
+    ];
+    if (others.length > 0) {
+      const worst = others.reduce((a, b) => (b.share > a.share ? b : a));
+      notes.push(`Other work on the server's core during the measured runs (other processes, interrupts): median ${(median(others.map((o) => o.share)) * 100).toFixed(1)} %, largest ${(worst.share * 100).toFixed(1)} % (a run of ${worst.key}). Runs with more than a few % are noise: rerun on a quieter machine.`);
+    }
+    const jwt = samples.portcullis;
+    if (paired.has('portcullis')) {
+      notes.push(`Target "@JwtShield ≥ 0.95× the same route unshielded": req/s ratio ${withSpread(jwt.rpsRatio, 2)}, CPU-bound ratio ${withSpread(jwt.cpuRatio, 2)}, server CPU over baseline ${withSpread(jwt.cpuOver, 1)} µs per request.`);
+    }
+    if (!only || only.includes('login')) {
+      const login = await loginTimes(`http://127.0.0.1:${ports.login}`, 15);
+      const blank = Object.fromEntries(['baseline', 'req/s', 'req/s ratio to baseline', 'server CPU µs/req', 'CPU over baseline µs/req', 'CPU-bound ratio to baseline'].map((c) => [c, '–']));
+      rows.push(...[['unknown account', login.unknown], ['wrong password', login.wrong]].map(([what, ms]) => ({ case: `POST /auth/login/unamepwd, ${what} (cost 11)`, ...blank, 'p50 ms': Number(ms.toFixed(1)) })));
+      const apart = Math.abs(login.unknown / login.wrong - 1) * 100;
+      notes.push(`Login timing (median of 15, one at a time; "p50 ms" column): unknown account ${login.unknown.toFixed(1)} ms vs wrong password ${login.wrong.toFixed(1)} ms, ${apart.toFixed(1)}% apart (target: within 10%).`);
+    }
     return {
-      columns: ['case', 'req/s', 'ratio to bare express', 'server CPU µs/req', 'CPU-bound ratio to bare express', 'median latency ms'],
+      columns: ['case', 'baseline', 'req/s', 'req/s ratio to baseline', 'server CPU µs/req', 'CPU over baseline µs/req', 'CPU-bound ratio to baseline', 'p50 ms'],
       rows,
-      notes: [
-        `autocannon ${CONNECTIONS} connections, ${roundCount} rounds of ${ROUND_SECONDS} s per case, each case right after a bare-express run, in rotating order; req/s and CPU are medians over every run of the case (the bare row over all its runs), so they can disagree with the ratios, which are the median of each case's ratio to the bare run just before it; the steadier numbers. At most 5 rounds. Servers in one child process, load generator in another.`,
-        'On 2 cores the load generator can saturate before a fast server does, which flattens req/s; "server CPU µs/req" (the server process\'s user+system CPU time over the requests it served) does not depend on that, and "CPU-bound ratio" = bare CPU/req ÷ case CPU/req is the throughput ratio a CPU-bound server would show.',
-        'Every case answers GET /me with {id}; every shielded case verifies HS256, issuer and audience, and refuses a request without a token (checked before measuring).',
-        'portcullis @JwtShield keeps the verified JWT per keep-alive connection (AuthContext memo): a repeated identical token skips the signature check until its exp; expiry and invalidation (upgrade, logout, family revocation) are checked on every request. connectionMemo: false verifies the signature on every request.',
-        `Login timing: unknown account ${login.unknown.toFixed(1)} ms vs wrong password ${login.wrong.toFixed(1)} ms, ${spread.toFixed(1)}% apart (target: within 10%).`,
-        'portcullis apps disable express\'s X-Powered-By header (bare express sends it); "portcullis app, same route unshielded" is the baseline without that difference, so portcullis @JwtShield ÷ it is what the shield alone costs.',
-        redis
-          ? 'portcullis @JwtShield, Redis store: the invalidation markers are read from a local redis-server (one MGET per request), as on a fleet. With session:jwt-near-cache-seconds 5 a JWT found valid is trusted for up to 5 s per process, dropped at once by revocation events.'
-          : 'redis-server not found: the Redis row is missing from this run.',
-        ...failed,
-      ],
+      notes: [...notes, ...failed],
     };
   } finally {
-    child.send('stop');
-    await once(child, 'exit');
+    await server.stop();
     await redis?.stop();
   }
 }

@@ -2,46 +2,26 @@
  * WebSocket round trips through @portcullis/ws beside plain `ws`, in one run:
  * raw `ws` echo, JSON echo, our unshielded gate, our @SessionShield gate on the
  * in-memory store and on Redis (near cache), with 1 and 50 clients (each client
- * keeps one request in flight). The server runs in a child process, so its CPU
- * per message (process.cpuUsage over the window ÷ messages) excludes the
- * clients. Also: server memory per idle authenticated connection at 5,000.
+ * keeps one request in flight). The server runs in a child process pinned to
+ * one core, the clients on another (taskset), so its CPU per message
+ * (process.cpuUsage over the run ÷ messages) excludes the clients. Every run
+ * sends a fixed number of messages, every scenario runs right after its
+ * baseline, and the paired values are printed as median (min–max).
+ * Also: server memory per idle authenticated connection at 5,000.
  */
-import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { median } from './lib/measure.js';
+import { pinProcess, planPinning, watchCore } from './lib/cpu-pinning.js';
+import { median, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
+import { startServerProcess } from './lib/server-process.js';
 
-export const title = 'WebSocket round trips: raw ws, JSON echo, our gates (server in a child process)';
+export const title = 'WebSocket round trips: raw ws, JSON echo, our gates (server in a child process, fixed message count)';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const relative = (a, b) => Number((a / b).toPrecision(3));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const PAYLOAD = { x: 12, y: 34 };
-
-function startServer(env) {
-  const child = fork(join(here, 'lib', 'ws-bench-server.js'), [], { execArgv: ['--expose-gc'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let seq = 0;
-  const pending = new Map();
-  let ready;
-  const started = new Promise((resolve, reject) => {
-    ready = resolve;
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
-  child.on('message', (m) => {
-    if (m.ready) return ready(m.ports);
-    const waiter = pending.get(m.seq);
-    pending.delete(m.seq);
-    if (m.ok) waiter.resolve(m.value);
-    else waiter.reject(new Error(m.error));
-  });
-  const call = (cmd, args) => new Promise((resolve, reject) => {
-    pending.set(++seq, { resolve, reject });
-    child.send({ seq, cmd, args });
-  });
-  return { started, call, child };
-}
 
 async function openClients(url, tokens, count) {
   const sockets = [];
@@ -60,69 +40,82 @@ async function openClients(url, tokens, count) {
 }
 
 /**
- * Closed loop: every client sends its next message when the previous reply
- * arrives. `stop()` ends the loop and resolves once every in-flight reply is in.
+ * Closed loop until exactly `target` replies: every client sends its next message
+ * when its previous reply arrives, and no message beyond the target is sent.
+ * Answers the seconds from the first send to the last reply.
  */
-function drive(sockets, message) {
-  const state = { count: 0, running: true, inFlight: 0 };
-  let drained = () => {};
-  const listeners = sockets.map((ws) => {
-    let id = 0;
-    const send = () => {
-      state.inFlight++;
-      ws.send(message(++id));
+function drive(sockets, message, target) {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let replies = 0;
+    const listeners = [];
+    const senders = [];
+    const started = performance.now();
+    const timer = setTimeout(() => finish(new Error(`ws bench: ${replies} of ${target} replies after 120 s`)), 120_000);
+    const finish = (error) => {
+      clearTimeout(timer);
+      for (const [ws, onMessage] of listeners) ws.off('message', onMessage);
+      if (error) reject(error);
+      else resolve((performance.now() - started) / 1000);
     };
-    const onMessage = () => {
-      state.inFlight--;
-      state.count++;
-      if (state.running) send();
-      else if (state.inFlight === 0) drained();
-    };
-    ws.on('message', onMessage);
-    send();
-    return [ws, onMessage];
+    for (const ws of sockets) {
+      let id = 0;
+      const send = () => {
+        if (sent >= target) return;
+        sent++;
+        ws.send(message(++id));
+      };
+      const onMessage = () => {
+        if (++replies === target) finish();
+        else send();
+      };
+      ws.on('message', onMessage);
+      listeners.push([ws, onMessage]);
+      senders.push(send);
+    }
+    for (const send of senders) send();
   });
-  state.stop = async () => {
-    state.running = false;
-    if (state.inFlight > 0) await Promise.race([new Promise((resolve) => (drained = resolve)), sleep(1000)]);
-    for (const [ws, onMessage] of listeners) ws.off('message', onMessage);
-  };
-  return state;
 }
 
-/** One measured window of one scenario: messages per second and server CPU µs per message. */
-async function measureWindow(server, sockets, message, durationMs) {
-  const state = drive(sockets, message);
-  await sleep(Math.min(200, durationMs / 4));
+/** One measured run of one scenario: `count` messages; msg/s and server CPU µs per message. */
+async function measureRun(server, sockets, message, count, watch) {
+  const core = watch();
   await server.call('cpu-start');
-  const before = state.count;
-  const start = performance.now();
-  await sleep(durationMs);
-  const messages = state.count - before;
-  const elapsed = performance.now() - start;
+  const seconds = await drive(sockets, message, count);
   const micros = await server.call('cpu-stop');
-  await state.stop();
-  return { rate: (messages * 1000) / elapsed, cpu: micros / messages };
+  return { rate: count / seconds, cpu: micros / count, others: core.stop() };
 }
 
 /**
- * Every scenario's connections stay open for the whole client count; rounds
- * visit the scenarios in rotating order, so drift on a shared machine spreads
- * over all of them instead of favouring whichever ran first.
+ * Opens every scenario's connections for this client count, warms each up, then
+ * runs `rounds` rounds in which every paired scenario runs right after its
+ * baseline, in an order that rotates by round.
  */
-async function measureAll(server, scenarios, clients, { rounds, durationMs }) {
-  const prepared = [];
-  for (const s of scenarios) prepared.push({ s, sockets: await openClients(s.url, s.tokens, clients), rates: [], cpu: [] });
+async function measureAll(server, scenarios, clients, { rounds, count, watch }) {
+  const prepared = new Map();
+  for (const s of scenarios) prepared.set(s.name, { s, sockets: await openClients(s.url, s.tokens, clients), rates: [], cpu: [], rateRatio: [], cpuRatio: [], cpuOver: [], others: [] });
+  const run = async (p) => {
+    const sample = await measureRun(server, p.sockets, p.s.message, count, watch);
+    p.rates.push(sample.rate);
+    p.cpu.push(sample.cpu);
+    if (sample.others !== undefined) p.others.push(sample.others);
+    return sample;
+  };
+  for (const p of prepared.values()) await drive(p.sockets, p.s.message, Math.max(1000, Math.round(count / 2)));
+  const pairs = scenarios.filter((s) => s.baseline);
   for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < prepared.length; k++) {
-      const p = prepared[(k + r) % prepared.length];
-      const window = await measureWindow(server, p.sockets, p.s.message, durationMs);
-      p.rates.push(window.rate);
-      p.cpu.push(window.cpu);
+    for (let k = 0; k < pairs.length; k++) {
+      const s = pairs[(k + r) % pairs.length];
+      const baseline = await run(prepared.get(s.baseline));
+      const sample = await run(prepared.get(s.name));
+      const p = prepared.get(s.name);
+      p.rateRatio.push(sample.rate / baseline.rate);
+      p.cpuRatio.push(baseline.cpu / sample.cpu);
+      p.cpuOver.push(sample.cpu - baseline.cpu);
     }
   }
-  for (const p of prepared) for (const ws of p.sockets) ws.terminate();
-  return new Map(prepared.map((p) => [p.s.name, { rate: median(p.rates), cpu: median(p.cpu) }]));
+  for (const p of prepared.values()) for (const ws of p.sockets) ws.terminate();
+  return prepared;
 }
 
 async function memoryPerConnection(server, port, count) {
@@ -135,61 +128,80 @@ async function memoryPerConnection(server, port, count) {
   return { rss: (after.rss - before.rss) / count, heap: (after.heapUsed - before.heapUsed) / count, external: (after.external - before.external) / count };
 }
 
-export async function run({ rounds = 5, durationMs = 1000 } = {}) {
+export const defaults = { rounds: 9, count: 20_000 };
+
+export async function run({ rounds, count, pin = true, serverCpu = 1, generatorCpu = 0 }) {
   const notes = [];
+  const plan = planPinning({ pin, serverCpu, generatorCpu });
+  if (plan.warning) console.warn(`warning: ${plan.warning}`);
+  pinProcess(plan.generatorCpu);
   const redisBinary = findRedisServer();
   const redis = redisBinary ? await startRedis(redisBinary) : undefined;
   if (!redis) notes.push('redis-server not found: the Redis rows are missing from this run.');
-  const server = startServer(redis ? { BENCH_REDIS_URL: redis.url } : {});
-  const ports = await server.started;
+  const server = await startServerProcess(join(here, 'lib', 'ws-bench-server.js'), [], {
+    execArgv: ['--expose-gc'],
+    env: { ...process.env, ...(redis ? { BENCH_REDIS_URL: redis.url } : {}) },
+    cpu: plan.serverCpu,
+  });
+  const { ports } = server.info;
+  const watch = () => watchCore(plan.serverCpu, server.pid);
   const tokens = { inmemory: await server.call('tokens', { provider: 'inmemory', count: 50 }) };
   if (ports.redis) tokens.redis = await server.call('tokens', { provider: 'redis', count: 50 });
 
   const request = (gate) => (id) => JSON.stringify({ id, portal: '/bench', gate, data: PAYLOAD });
   const scenarios = [
-    { name: 'raw ws echo', path: '/raw', provider: 'inmemory', message: request('open') },
     { name: 'JSON echo', path: '/json', provider: 'inmemory', message: request('open') },
-    { name: 'our gate, unshielded', path: '/ws', provider: 'inmemory', message: request('open'), auth: true },
-    { name: '@SessionShield gate, in-memory store', path: '/ws', provider: 'inmemory', message: request('shielded'), auth: true },
-    ...(ports.redis ? [{ name: '@SessionShield gate, Redis (near cache)', path: '/ws', provider: 'redis', message: request('shielded'), auth: true }] : []),
+    { name: 'raw ws echo', path: '/raw', provider: 'inmemory', message: request('open'), baseline: 'JSON echo' },
+    { name: 'our gate, unshielded', path: '/ws', provider: 'inmemory', message: request('open'), auth: true, baseline: 'JSON echo' },
+    { name: '@SessionShield gate, in-memory store', path: '/ws', provider: 'inmemory', message: request('shielded'), auth: true, baseline: 'our gate, unshielded' },
+    ...(ports.redis ? [{ name: '@SessionShield gate, Redis (near cache)', path: '/ws', provider: 'redis', message: request('shielded'), auth: true, baseline: 'our gate, unshielded' }] : []),
   ];
-
   for (const s of scenarios) {
     s.url = `ws://127.0.0.1:${ports[s.provider]}${s.path}`;
     s.tokens = s.auth ? tokens[s.provider] : undefined;
   }
-  const rows = [];
-  for (const clients of [1, 50]) {
-    const results = await measureAll(server, scenarios, clients, { rounds, durationMs });
-    const json = results.get('JSON echo');
-    const open = results.get('our gate, unshielded');
-    for (const s of scenarios) {
-      const r = results.get(s.name);
-      const shielded = s.name.startsWith('@SessionShield');
-      rows.push({
-        scenario: s.name,
-        clients,
-        'msg/s': Math.round(r.rate),
-        'ratio to JSON echo': relative(r.rate, json.rate),
-        'ratio to our unshielded': relative(r.rate, open.rate),
-        'server CPU µs/msg': Number(r.cpu.toFixed(2)),
-        'CPU over unshielded µs/msg': shielded ? Number((r.cpu - open.cpu).toFixed(2)) : '',
-      });
-    }
-  }
 
-  const memory = await memoryPerConnection(server, ports.inmemory, 5000);
-  notes.push(
-    `Server memory per idle authenticated WebSocket connection at 5,000 (session token in the upgrade header, in-memory store): ` +
-      `${(memory.rss / 1024).toFixed(1)} KiB RSS, ${(memory.heap / 1024).toFixed(1)} KiB JS heap, ${(memory.external / 1024).toFixed(1)} KiB external.`,
-    'Targets: the session check adds ≤ 2 µs server CPU per message (column "CPU over unshielded"); shielded ≥ 0.95× our unshielded; our unshielded ≥ 0.8× JSON echo.',
-    'Each client keeps one request in flight; with 50 clients on a 2-core machine the client process competes with the server for CPU, so throughput ratios are noisier than CPU per message.',
-  );
-  await server.call('close').catch(() => {});
-  await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.once('exit', resolve)));
-  await redis?.stop();
+  const rows = [];
+  const others = [];
+  const targets = [];
+  try {
+    for (const clients of [1, 50]) {
+      const results = await measureAll(server, scenarios, clients, { rounds, count, watch });
+      for (const s of scenarios) {
+        const r = results.get(s.name);
+        others.push(...r.others);
+        const paired = s.baseline !== undefined;
+        rows.push({
+          scenario: s.name,
+          clients,
+          baseline: paired ? s.baseline : '–',
+          'msg/s': Math.round(median(r.rates)),
+          'msg/s ratio to baseline': paired ? withSpread(r.rateRatio, 2) : '–',
+          'server CPU µs/msg': Number(median(r.cpu).toFixed(2)),
+          'CPU over baseline µs/msg': paired ? withSpread(r.cpuOver, 2) : '–',
+          'CPU-bound ratio to baseline': paired ? withSpread(r.cpuRatio, 2) : '–',
+        });
+        if (s.name.startsWith('@SessionShield')) targets.push(`${s.name.slice('@SessionShield gate, '.length)}, ${clients} client${clients === 1 ? '' : 's'}: ${withSpread(r.cpuOver, 2)} µs/msg, msg/s ratio ${withSpread(r.rateRatio, 2)}`);
+      }
+    }
+    const memory = await memoryPerConnection(server, ports.inmemory, 5000);
+    notes.push(
+      `${plan.enabled ? `Pinned: ${plan.line}.` : `NOT pinned: ${plan.warning}; the clients and the server compete for the same cores.`} Every run sends exactly ${count.toLocaleString('en-US')} messages (closed loop: each client keeps one request in flight), after one warm-up run of every scenario; ${rounds} round${rounds === 1 ? '' : 's'}, in each of which every scenario runs right after its baseline (column "baseline"), in an order that rotates by round.`,
+      'Ratio and "over baseline" columns: the median over the rounds of each scenario\'s paired value against the baseline run just before it, with the min–max of those paired values in brackets. "msg/s" and "server CPU µs/msg" are medians over every run of the row. Server CPU is the server process\'s own process.cpuUsage() (user + system, all its threads) over the run ÷ messages; the clients run in another process on another core and are not counted.',
+      `Target "the session check adds ≤ 1 µs server CPU per message over the unshielded gate" (column "CPU over baseline"): ${targets.join('; ')}.`,
+      `Server memory per idle authenticated WebSocket connection at 5,000 (session token in the upgrade header, in-memory store): ` +
+        `${(memory.rss / 1024).toFixed(1)} KiB RSS, ${(memory.heap / 1024).toFixed(1)} KiB JS heap, ${(memory.external / 1024).toFixed(1)} KiB external.`,
+      'With 50 clients the single client core can become the limit before the server\'s does: msg/s then says more about the clients, while server CPU per message still measures the server.',
+    );
+    if (others.length > 0) {
+      notes.push(`Other work on the server's core during the measured runs (other processes, interrupts): median ${(median(others) * 100).toFixed(1)} %, largest ${(Math.max(...others) * 100).toFixed(1)} %. Runs with more than a few % are noise: rerun on a quieter machine.`);
+    }
+  } finally {
+    await server.stop();
+    await redis?.stop();
+  }
   return {
-    columns: ['scenario', 'clients', 'msg/s', 'ratio to JSON echo', 'ratio to our unshielded', 'server CPU µs/msg', 'CPU over unshielded µs/msg'],
+    columns: ['scenario', 'clients', 'baseline', 'msg/s', 'msg/s ratio to baseline', 'server CPU µs/msg', 'CPU over baseline µs/msg', 'CPU-bound ratio to baseline'],
     rows,
     notes,
   };

@@ -6,21 +6,31 @@
  *   (a) ws     N authenticated WebSocket clients sending `move` (in-memory store, then Redis)
  *   (b) storm  a login storm at bcrypt cost 11, event-loop delay measured in the server
  *   (c) soak   minutes of moderate load, RSS / heap / handles sampled, growth slope fitted
+ *   (d) overload  twice the server's measured capacity for 10 s, then half: answered within 1 s,
+ *              refusals, latency per phase, and how long p99 takes to get back under 50 ms
  *
+ * The server process is pinned to one core and this process (the load generator, and a
+ * redis-server it starts) to another with taskset, so the generator cannot take the
+ * server's CPU; without taskset or with one usable core it warns and runs unpinned.
  * Prints the three reports, merges them into loadtest/results/latest.json (reports
  * not run keep their previous numbers) and rewrites the block of
  * docs/performance.md between the loadtest markers. Exits 1 when a report
  * counted errors. Traffic goes to 127.0.0.1 only; every loop is bounded by its duration.
  *
- * Usage: npm run loadtest [-- [ws] [storm] [soak] [--quick] [--clients=N] [--duration=S] [--rate=R]
+ * Usage: npm run loadtest [-- [ws] [storm] [soak] [overload] [--quick] [--clients=N] [--duration=S] [--rate=R]
  *          [--providers=inmemory,redis] [--logins=N] [--storm-rounds=N] [--work-factor=N]
- *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis] [--no-save] [--docs-only]]
+ *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis]
+ *          [--capacity=R] [--probe-seconds=S] [--steady-seconds=S] [--overload-seconds=S] [--recovery-seconds=S]
+ *          [--server-cpu=N] [--generator-cpu=N] [--no-pin] [--no-save] [--docs-only]]
  * Every option also reads from the environment: LOADTEST_CLIENTS, LOADTEST_DURATION_S, LOADTEST_RATE,
  * LOADTEST_PROVIDERS, LOADTEST_LOGINS, LOADTEST_STORM_ROUNDS, LOADTEST_WORK_FACTOR,
- * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_QUICK=1.
+ * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_CAPACITY, LOADTEST_PROBE_S,
+ * LOADTEST_STEADY_S, LOADTEST_OVERLOAD_S, LOADTEST_RECOVERY_S, LOADTEST_SERVER_CPU, LOADTEST_GENERATOR_CPU,
+ * LOADTEST_NO_PIN=1, LOADTEST_QUICK=1. `--capacity=0` (the default) measures the capacity first.
  * LOADTEST_HEAP_SNAPSHOTS=<dir> keeps the soak's two server heap snapshots there (open them in Chrome
  * DevTools to see what grew); otherwise they go to a temporary directory and are removed.
- * `--quick`: 10 s WebSocket runs, a 1-minute soak sampled every 5 s. `--no-save`: print only, keep
+ * `--quick`: 10 s WebSocket runs, a 1-minute soak sampled every 5 s, an overload of 5 s with 3 s
+ * of steady load before and 10 s of recovery after. `--no-save`: print only, keep
  * latest.json and docs/performance.md as they are. `--docs-only`: run nothing, rewrite the block of
  * docs/performance.md from latest.json.
  */
@@ -32,6 +42,9 @@ import { describeMachine, machineLine } from '../bench/lib/bench-report.js';
 import { findRedisServer, startRedis } from '../bench/lib/redis.js';
 import { replaceLoadtestBlock } from './lib/loadtest-report.js';
 import { formatLoginStorm, runLoginStorm } from './scenarios/login-storm.js';
+import { pinProcess, planPinning } from '../bench/lib/cpu-pinning.js';
+import { setServerCpu } from './lib/server-handle.js';
+import { formatOverload, runOverload } from './scenarios/overload.js';
 import { formatSoak, runSoak } from './scenarios/soak.js';
 import { formatWsMove, runWsMove } from './scenarios/ws-move.js';
 
@@ -39,7 +52,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 const resultsFile = join(here, 'results', 'latest.json');
 const docFile = join(root, 'docs', 'performance.md');
-const TOPICS = ['ws', 'storm', 'soak'];
+const TOPICS = ['ws', 'storm', 'soak', 'overload'];
 
 const OPTIONS = {
   clients: ['LOADTEST_CLIENTS', 5000, Number],
@@ -52,22 +65,31 @@ const OPTIONS = {
   'soak-minutes': ['LOADTEST_SOAK_MINUTES', 10, Number],
   'sample-seconds': ['LOADTEST_SAMPLE_S', 10, Number],
   'soak-store': ['LOADTEST_SOAK_STORE', 'inmemory', String],
+  capacity: ['LOADTEST_CAPACITY', 0, Number],
+  'probe-seconds': ['LOADTEST_PROBE_S', 5, Number],
+  'steady-seconds': ['LOADTEST_STEADY_S', 5, Number],
+  'overload-seconds': ['LOADTEST_OVERLOAD_S', 10, Number],
+  'recovery-seconds': ['LOADTEST_RECOVERY_S', 20, Number],
+  'server-cpu': ['LOADTEST_SERVER_CPU', 1, Number],
+  'generator-cpu': ['LOADTEST_GENERATOR_CPU', 0, Number],
 };
-const QUICK = { duration: 10, 'soak-minutes': 1, 'sample-seconds': 5 };
+const QUICK = { duration: 10, 'soak-minutes': 1, 'sample-seconds': 5, 'probe-seconds': 3, 'steady-seconds': 3, 'overload-seconds': 5, 'recovery-seconds': 10 };
 
 function parseArgs(argv, env) {
   const flags = {};
   const topics = [];
   let quick = /^(1|true|yes)$/i.test(env.LOADTEST_QUICK ?? '');
+  let pin = !/^(1|true|yes)$/i.test(env.LOADTEST_NO_PIN ?? '');
   let save = true;
   let docsOnly = false;
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
     else if (arg === '--docs-only') docsOnly = true;
     else if (arg === '--no-save') save = false;
+    else if (arg === '--no-pin') pin = false;
     else if (arg.startsWith('--')) {
       const [name, value] = arg.slice(2).split('=', 2);
-      if (!(name in OPTIONS) || value === undefined) throw new Error(`unknown option ${arg} (known: ${Object.keys(OPTIONS).map((o) => `--${o}=…`).join(' ')} --quick --no-save --docs-only)`);
+      if (!(name in OPTIONS) || value === undefined) throw new Error(`unknown option ${arg} (known: ${Object.keys(OPTIONS).map((o) => `--${o}=…`).join(' ')} --quick --no-pin --no-save --docs-only)`);
       flags[name] = value;
     } else if (TOPICS.includes(arg)) topics.push(arg);
     else throw new Error(`unknown load test ${arg} (known: ${TOPICS.join(', ')})`);
@@ -79,7 +101,7 @@ function parseArgs(argv, env) {
     if (parse === Number && !(Number.isFinite(value) && value >= 0)) throw new Error(`--${name} must be a non-negative number, got ${raw}`);
     options[name] = value;
   }
-  return { topics: docsOnly ? [] : topics.length ? topics : TOPICS, options, quick, save, docsOnly };
+  return { topics: docsOnly ? [] : topics.length ? topics : TOPICS, options, quick, save, docsOnly, pin };
 }
 
 function openFileLimit() {
@@ -105,7 +127,7 @@ function writeAtomically(file, text) {
 }
 
 async function main() {
-  const { topics, options, quick, save, docsOnly } = parseArgs(process.argv.slice(2), process.env);
+  const { topics, options, quick, save, docsOnly, pin } = parseArgs(process.argv.slice(2), process.env);
   if (docsOnly) {
     writeAtomically(docFile, replaceLoadtestBlock(readFileSync(docFile, 'utf8'), readResults()));
     console.log(`rewrote the load-test block of ${docFile} from ${resultsFile}`);
@@ -113,9 +135,16 @@ async function main() {
   }
   const machine = describeMachine();
   console.log(`portcullis load tests · ${machineLine(machine)}`);
-  console.log(`running: ${topics.join(', ')}${quick ? ' (quick)' : ''} · ${JSON.stringify(options)}\n`);
+  console.log(`running: ${topics.join(', ')}${quick ? ' (quick)' : ''} · ${JSON.stringify(options)}`);
+  const placement = planPinning({ pin, serverCpu: options['server-cpu'], generatorCpu: options['generator-cpu'] });
+  if (placement.warning) console.warn(`warning: ${placement.warning}; the load generator and the server compete for the same cores`);
+  // This process is the load generator; a redis-server started from here inherits its core.
+  pinProcess(placement.generatorCpu);
+  setServerCpu(placement.serverCpu);
+  const pinning = placement.enabled ? `${placement.line}; redis-server, when used, on the generator's core` : `NOT pinned: ${placement.warning}`;
+  console.log(`pinning: ${pinning}\n`);
   const limit = openFileLimit();
-  if (topics.includes('ws') && Number.isFinite(limit) && limit < options.clients + 1000) {
+  if ((topics.includes('ws') || topics.includes('overload')) && Number.isFinite(limit) && limit < options.clients + 1000) {
     throw new Error(`open-file limit ${limit} is too low for ${options.clients} clients: raise it (ulimit -n ${options.clients + 1000}) or pass --clients`);
   }
 
@@ -133,7 +162,7 @@ async function main() {
       const redis = provider === 'redis' ? await startRedisOrSkip() : undefined;
       if (provider === 'redis' && !redis) continue;
       try {
-        const result = await runWsMove({ provider, redisUrl: redis?.url, redisPid: redis?.pid, clients: options.clients, durationS: options.duration, rate: options.rate });
+        const result = await runWsMove({ provider, redisUrl: redis?.url, redisPid: redis?.pid, clients: options.clients, durationS: options.duration, rate: options.rate, pinning });
         record(`ws-${provider}`, result, formatWsMove(result));
         if (result.errors > 0) errors.push(`ws ${provider}: ${result.errors} errors`);
       } finally {
@@ -142,7 +171,7 @@ async function main() {
     }
   }
   if (topics.includes('storm')) {
-    const result = await runLoginStorm({ logins: options.logins, rounds: options['storm-rounds'], workFactor: options['work-factor'], wsClients: 50 });
+    const result = await runLoginStorm({ logins: options.logins, rounds: options['storm-rounds'], workFactor: options['work-factor'], wsClients: 50, pinning });
     record('storm', result, formatLoginStorm(result));
     if (result.failures + result.webSocket.errors > 0) errors.push(`storm: ${result.failures} failed logins, ${result.webSocket.errors} socket errors`);
     if (result.eventLoop.maxDelayMs >= 50) console.warn(`target missed: event-loop max delay ${result.eventLoop.maxDelayMs.toFixed(1)} ms during the storm (target < 50 ms)\n`);
@@ -153,7 +182,7 @@ async function main() {
     if (store !== 'redis' || redis) {
       try {
         const heapSnapshotDir = process.env.LOADTEST_HEAP_SNAPSHOTS || undefined;
-        const result = await runSoak({ minutes: options['soak-minutes'], sampleS: options['sample-seconds'], provider: store, redisUrl: redis?.url, redisPid: redis?.pid, heapSnapshotDir });
+        const result = await runSoak({ minutes: options['soak-minutes'], sampleS: options['sample-seconds'], provider: store, redisUrl: redis?.url, redisPid: redis?.pid, heapSnapshotDir, pinning });
         record('soak', result, formatSoak(result));
         if (result.errors > 0) errors.push(`soak: ${result.errors} errors`);
         if (result.verdict.judged && !result.verdict.noGrowth) console.warn('target missed: the soak shows a growth trend (see the slopes above)\n');
@@ -161,6 +190,21 @@ async function main() {
         await redis?.stop();
       }
     }
+  }
+
+  if (topics.includes('overload')) {
+    const result = await runOverload({
+      clients: options.clients,
+      capacity: options.capacity,
+      probeS: options['probe-seconds'],
+      steadyS: options['steady-seconds'],
+      overloadS: options['overload-seconds'],
+      recoveryS: options['recovery-seconds'],
+      pinning,
+    });
+    record('overload', result, formatOverload(result));
+    const broken = result.phases.reduce((n, p) => n + p.mismatched, 0);
+    if (broken > 0) errors.push(`overload: ${broken} replies out of order`);
   }
 
   if (save) {

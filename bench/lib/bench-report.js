@@ -48,15 +48,28 @@ export function markdownTable(columns, rows) {
   return [head, rule, ...body].join('\n');
 }
 
-/** The markdown section of one bench: heading, provenance, table, notes. */
+/** "9 rounds · 10,000 per run" from the options a bench ran with, if it reported them. */
+function optionsLine(options) {
+  if (!options) return '';
+  const parts = [`${options.rounds} round${options.rounds === 1 ? '' : 's'}`];
+  if (options.count !== undefined) parts.push(`${formatCell(options.count)} per run`);
+  if (options.cases) parts.push(`cases ${options.cases.join(', ')}`);
+  return ` · ${parts.join(' · ')}`;
+}
+
+/**
+ * The markdown section of one bench: heading, provenance, a warning when the entry
+ * is marked `stale` (measured by an older method), table, notes.
+ */
 export function benchSection(topic, entry) {
   const lines = [
     `### ${entry.title}`,
     '',
-    `\`bench/${topic}.bench.js\` · ${entry.measuredAt.slice(0, 10)} · ${machineLine(entry.machine)}`,
+    `\`bench/${topic}.bench.js\` · ${entry.measuredAt.slice(0, 10)}${optionsLine(entry.options)} · ${machineLine(entry.machine)}`,
     '',
-    markdownTable(entry.columns, entry.rows),
   ];
+  if (entry.stale) lines.push(`> **Stale numbers.** ${entry.stale}`, '');
+  lines.push(markdownTable(entry.columns, entry.rows));
   if (entry.notes.length > 0) lines.push('', ...entry.notes.map((n) => `- ${n}`));
   return lines.join('\n');
 }

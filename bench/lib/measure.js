@@ -53,3 +53,23 @@ export async function medianMs(fn, { times = 15, warmup = 2 } = {}) {
 export function ratio(a, b) {
   return Math.round((a / b) * 100) / 100;
 }
+
+/** Median, smallest and largest of a list of numbers. */
+export function spread(values) {
+  if (values.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+/**
+ * A median with the range it came from, as the tables print it: `0.96 (0.93–0.99)`.
+ * `digits` is the number of decimals; a single value prints alone.
+ *
+ * @example
+ * withSpread([0.95, 0.97, 0.93], 2); // '0.95 (0.93–0.97)'
+ */
+export function withSpread(values, digits = 2) {
+  const { median: mid, min, max } = spread(values);
+  const f = (n) => (Object.is(Number(n.toFixed(digits)), -0) ? 0 : Number(n.toFixed(digits))).toFixed(digits);
+  if (values.length === 0) return '–';
+  return values.length === 1 ? f(mid) : `${f(mid)} (${f(min)}–${f(max)})`;
+}

@@ -16,7 +16,8 @@ function cpuTicks() {
   return { busy: user + nice + system + irq + softirq + steal, softirq: softirq + irq };
 }
 
-function processTicks(pid) {
+/** User + system ticks of process `pid` (all its threads); 0 when it is gone. */
+export function processTicks(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -27,15 +28,21 @@ function processTicks(pid) {
 }
 
 /**
- * Starts measuring; `stop()` answers, in cores over the interval: `oursCores` (the
- * given processes), `interruptCores` (irq and softirq: mostly loopback networking
- * of this very test), `otherCores` (everything else: other processes), or undefined off Linux.
+ * Starts measuring the processes named in `roles` (role → pid; undefined pids are
+ * left out); `stop()` answers, in cores over the interval: `roles` (each process's
+ * CPU, all its threads), `oursCores` (their sum), `interruptCores` (irq and softirq:
+ * mostly loopback networking of this very test), `otherCores` (everything else: other
+ * processes), or undefined off Linux.
+ *
+ * @example
+ * const machine = watchMachineLoad({ server: server.pid, generator: process.pid });
+ * const load = machine.stop(); // { roles: { server: 0.71, generator: 0.38 }, oursCores: 1.09, ... }
  */
-export function watchMachineLoad(pids) {
+export function watchMachineLoad(roles) {
+  const named = Object.entries(roles).filter(([, pid]) => pid !== undefined);
   let start;
-  const ours = () => pids().reduce((n, pid) => n + processTicks(pid), 0);
   try {
-    start = { at: Date.now(), cpu: cpuTicks(), ours: ours() };
+    start = { at: Date.now(), cpu: cpuTicks(), roles: named.map(([, pid]) => processTicks(pid)) };
   } catch {
     return { stop: () => undefined };
   }
@@ -45,14 +52,17 @@ export function watchMachineLoad(pids) {
       const cpu = cpuTicks();
       const busy = (cpu.busy - start.cpu.busy) / perSecond;
       const interrupts = (cpu.softirq - start.cpu.softirq) / perSecond;
-      const mine = (ours() - start.ours) / perSecond;
-      return { oursCores: mine, interruptCores: interrupts, otherCores: Math.max(0, busy - mine - interrupts) };
+      const perRole = Object.fromEntries(named.map(([role, pid], i) => [role, (processTicks(pid) - start.roles[i]) / perSecond]));
+      const mine = Object.values(perRole).reduce((a, b) => a + b, 0);
+      return { roles: perRole, oursCores: mine, interruptCores: interrupts, otherCores: Math.max(0, busy - mine - interrupts) };
     },
   };
 }
 
-/** "machine: this test 1.31 cores, interrupts 0.42, other processes 0.05" */
+/** "server 0.71 cores, generator 0.38, redis 0.05, irq/softirq 0.42, other processes 0.05 (of 2)" */
 export function formatMachineLoad(load) {
   if (!load) return 'machine load not measured (no /proc)';
-  return `this test ${load.oursCores.toFixed(2)} cores, irq/softirq ${load.interruptCores.toFixed(2)}, other processes ${load.otherCores.toFixed(2)} (of ${TOTAL_CORES})`;
+  const roles = Object.entries(load.roles ?? {}).map(([role, cores], i) => `${role} ${cores.toFixed(2)}${i === 0 ? ' cores' : ''}`);
+  const ours = roles.length > 0 ? roles.join(', ') : `this test ${load.oursCores.toFixed(2)} cores`;
+  return `${ours}, irq/softirq ${load.interruptCores.toFixed(2)}, other processes ${load.otherCores.toFixed(2)} (of ${TOTAL_CORES})`;
 }

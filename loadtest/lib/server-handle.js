@@ -1,16 +1,23 @@
 /**
  * Starts game-server-process.js in a child process (with --expose-gc, so memory
- * samples can be taken after a collection; plus LOADTEST_SERVER_FLAGS) and calls
- * its IPC commands.
+ * samples can be taken after a collection; plus LOADTEST_SERVER_FLAGS), pinned to
+ * one core when `cpu` is given, and calls its IPC commands.
  */
-import { fork } from 'node:child_process';
+import { forkPinned } from '../../bench/lib/cpu-pinning.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+let serverCpu;
+
+/** The core every game server started from now on is pinned to (undefined: unpinned); run.js sets it once. */
+export function setServerCpu(cpu) {
+  serverCpu = cpu;
+}
 
 /**
- * @param {{ provider?: 'inmemory'|'redis', redisUrl?: string, workFactor?: number, accessTokenMinutes?: number }} options
+ * @param {{ provider?: 'inmemory'|'redis', redisUrl?: string, workFactor?: number, accessTokenMinutes?: number, cpu?: number }} options
+ *   `cpu`: the core to pin the server to (taskset); null: unpinned; default: the one chosen by `setServerCpu`, else unpinned.
  * @returns {Promise<{ http: string, wsUrl: string, tcpPort: number, udpPort: number, call: (cmd: string, args?: object) => Promise<any>, close: () => Promise<void>, pid: number }>}
  */
 export async function startGameServer(options = {}) {
@@ -23,7 +30,7 @@ export async function startGameServer(options = {}) {
   };
   // LOADTEST_SERVER_FLAGS: extra Node flags for the server only (e.g. --trace-gc, --cpu-prof) when chasing a number.
   const execArgv = ['--expose-gc', ...(process.env.LOADTEST_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
-  const child = fork(join(here, 'game-server-process.js'), [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = forkPinned(join(here, 'game-server-process.js'), [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }, options.cpu === null ? undefined : (options.cpu ?? serverCpu));
   let seq = 0;
   const pending = new Map();
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

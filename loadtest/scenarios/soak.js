@@ -96,11 +96,12 @@ function trend(samples, key, fromMin) {
 /**
  * @param {{ minutes: number, sampleS: number, provider?: 'inmemory'|'redis', redisUrl?: string, redisPid?: number,
  *   wsClients?: number, tcpClients?: number, udpClients?: number, rate?: number, churnPerSecond?: number,
- *   heapSnapshotDir?: string }} options  `heapSnapshotDir`: keep the two heap snapshots there (default: a temporary directory, removed).
+ *   heapSnapshotDir?: string, pinning?: string }} options  `heapSnapshotDir`: keep the two heap snapshots there (default: a temporary directory, removed);
+ *   `pinning`: how server and generator were placed, for the report.
  *   The run lasts `minutes` plus up to 2 minutes for the snapshots.
  */
 export async function runSoak(options) {
-  const { minutes, sampleS, provider = 'inmemory', redisUrl, redisPid, wsClients = 500, tcpClients = 20, udpClients = 20, rate = 5, churnPerSecond = 5, heapSnapshotDir } = options;
+  const { minutes, sampleS, provider = 'inmemory', redisUrl, redisPid, wsClients = 500, tcpClients = 20, udpClients = 20, rate = 5, churnPerSecond = 5, heapSnapshotDir, pinning } = options;
   const server = await startGameServer({ provider, redisUrl, workFactor: 4, accessTokenMinutes: 1 });
   const churn = counter();
   const steady = counter();
@@ -136,7 +137,7 @@ export async function runSoak(options) {
 
     const samples = [];
     const began = performance.now();
-    const machine = watchMachineLoad(() => [process.pid, server.pid, ...(redisPid ? [redisPid] : [])]);
+    const machine = watchMachineLoad({ server: server.pid, generator: process.pid, redis: redisPid });
     const sample = async () => {
       const s = await server.call('stats', { gc: true });
       samples.push({ tMin: (performance.now() - began) / 60_000, rss: s.rss, heapUsed: s.heapUsed, handles: s.handles, resources: s.resources, connections: s.connections });
@@ -193,6 +194,7 @@ export async function runSoak(options) {
       afterClose: { handles: after.handles, connections: after.connections, heapUsed: after.heapUsed, rss: after.rss },
       serverLogged: after.problems,
       machineLoad,
+      pinning,
     };
   } finally {
     for (const timer of intervals) clearInterval(timer);
@@ -223,5 +225,6 @@ export function formatSoak(r) {
     ...(r.heapSnapshots.length ? [`    heap snapshots  ${r.heapSnapshots.join(', ')}`] : []),
     `    after close     ${r.afterClose.handles} handles, connections ${JSON.stringify(r.afterClose.connections)}; server log ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
+    `    pinning         ${r.pinning ?? 'not recorded'}`,
   ].join('\n');
 }

@@ -13,9 +13,10 @@ import { latencySummary, int, mb, ms, sleep } from '../lib/stats.js';
 import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
 
 /**
- * @param {{ provider: 'inmemory'|'redis', redisUrl?: string, clients: number, durationS: number, rate: number }} options
+ * @param {{ provider: 'inmemory'|'redis', redisUrl?: string, redisPid?: number, clients: number, durationS: number, rate: number, pinning?: string }} options
+ *   `pinning`: how server and generator were placed, for the report.
  */
-export async function runWsMove({ provider, redisUrl, redisPid, clients, durationS, rate }) {
+export async function runWsMove({ provider, redisUrl, redisPid, clients, durationS, rate, pinning }) {
   const server = await startGameServer({ provider, redisUrl });
   try {
     const idle = await server.call('stats', { gc: true });
@@ -36,11 +37,14 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
     driver.measure();
     const before = await server.call('stats');
     await server.call('loop-reset');
-    const machine = watchMachineLoad(() => [process.pid, server.pid, ...(redisPid ? [redisPid] : [])]);
+    const machine = watchMachineLoad({ server: server.pid, generator: process.pid, redis: redisPid });
+    const generatorBefore = process.cpuUsage();
     const began = performance.now();
     await sleep(durationS * 1000);
     const machineLoad = machine.stop();
     const seconds = (performance.now() - began) / 1000;
+    const generatorUsed = process.cpuUsage(generatorBefore);
+    const generatorMicros = generatorUsed.user + generatorUsed.system;
     const after = await server.call('stats');
     const loop = await server.call('loop-read');
     const result = await driver.stop();
@@ -66,6 +70,9 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
       heapAfterGc: { idle: idle.heapUsed, start: connected.heapUsed, end: end.heapUsed, afterDisconnect: disconnected.heapUsed },
       serverCpuMicrosPerMessage: cpuPerMsg,
       serverCpuCores: (after.cpuMicros - before.cpuMicros) / 1e6 / seconds,
+      generatorCpuMicrosPerMessage: generatorMicros / Math.max(1, result.windowReplies),
+      generatorCpuCores: generatorMicros / 1e6 / seconds,
+      pinning,
       eventLoopMaxDelayMs: loop.maxMs,
       eventLoopStalls: loop.stalls,
       serverConnections: { atEnd: end.connections, afterDisconnect: disconnected.connections },
@@ -91,6 +98,8 @@ export function formatWsMove(r) {
     `    server RSS      idle ${mb(r.rss.idle)} → start (${int(r.clients)} connected) ${mb(r.rss.start)} → end ${mb(r.rss.end)} → after disconnect ${mb(r.rss.afterDisconnect)}`,
     `    server heap     after GC: idle ${mb(r.heapAfterGc.idle)} → start ${mb(r.heapAfterGc.start)} → end ${mb(r.heapAfterGc.end)} → after disconnect ${mb(r.heapAfterGc.afterDisconnect)}`,
     `    server CPU      ${r.serverCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.serverCpuCores.toFixed(2)} cores · event-loop max delay ${ms(r.eventLoopMaxDelayMs)} (${r.eventLoopStalls.length} stalls ≥ 50 ms)`,
+    `    generator CPU   ${r.generatorCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.generatorCpuCores.toFixed(2)} cores (the load generator's own process.cpuUsage(); near 1 core it, not the server, sets the pace)`,
+    `    pinning         ${r.pinning ?? 'not recorded'}`,
     `    setup           ${int(r.clients)} upgrades over HTTP in ${r.setup.upgradeSeconds.toFixed(1)} s, ${int(r.clients)} sockets opened in ${r.setup.openSeconds.toFixed(1)} s`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
     `    server log      ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors; connections after disconnect: ${JSON.stringify(r.serverConnections.afterDisconnect)}`,

@@ -1,0 +1,197 @@
+/**
+ * Report (d): overload and recovery. N authenticated WebSocket players send `move`
+ * to the example server. First the server's capacity is measured (closed loop: every
+ * player keeps one request in flight, so the server is never idle), unless given.
+ * Then the offered load runs in phases, open loop: half the capacity (steady), twice
+ * the capacity for 10 s (overload), half again (recovery). Per phase: how many
+ * requests were answered within 1 s (a reply or a refusal both count: a fast "no" is
+ * an answer), the refusal codes seen, latency, and the CPU of the server and of the
+ * generator; and how long after the load dropped the p99 latency (of requests by the
+ * time they were sent, in 250 ms buckets) got back under 50 ms and stayed there.
+ */
+import { performance } from 'node:perf_hooks';
+import { upgradeAll } from '../lib/http-client.js';
+import { formatMachineLoad, processTicks, watchMachineLoad } from '../lib/machine-load.js';
+import { phasedDriver } from '../lib/phased-load.js';
+import { startGameServer } from '../lib/server-handle.js';
+import { int, latencySummary, ms, sleep } from '../lib/stats.js';
+import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
+
+const BUCKET_MS = 250;
+const P99_TARGET_MS = 50;
+/** How long p99 must stay under the target at the end of the recovery phase to count as recovered. */
+const HOLD_S = 2;
+/** The offered load never exceeds this, whatever the measured capacity: the loop stays bounded. */
+const MAX_RATE = 200_000;
+
+/** Closed loop for `seconds` after a 1 s warm-up; answers replies per second and the generator's cores. */
+async function measureCapacity(sockets, seconds) {
+  const driver = moveDriver(sockets, { rate: 0 });
+  driver.start();
+  await sleep(1000);
+  driver.measure();
+  const cpu = process.cpuUsage();
+  const began = performance.now();
+  await sleep(seconds * 1000);
+  const elapsed = (performance.now() - began) / 1000;
+  const used = process.cpuUsage(cpu);
+  const result = await driver.stop();
+  for (const ws of sockets) ws.removeAllListeners('message');
+  return { rate: result.windowReplies / elapsed, generatorCores: (used.user + used.system) / 1e6 / elapsed, errors: result.errorReplies + result.mismatched + result.unexpectedCloses };
+}
+
+/**
+ * p99 latency of the phase's requests in buckets of `bucketMs` by send time; a request
+ * never answered counts as infinitely late; a bucket in which nothing was sent is NaN.
+ */
+function bucketP99(phase, bucketMs) {
+  const seconds = (phase.endedAt - phase.startedAt) / 1000;
+  const buckets = Array.from({ length: Math.max(1, Math.ceil((seconds * 1000) / bucketMs)) }, () => []);
+  const put = (offset, latency) => buckets[Math.min(buckets.length - 1, Math.max(0, Math.floor(offset / bucketMs)))].push(latency);
+  phase.sentOffsets.forEach((offset, i) => put(offset, phase.latencies[i]));
+  for (const offset of phase.unanswered) put(offset, Infinity);
+  return buckets.map((b) => (b.length === 0 ? Number.NaN : latencySummary(b).p99));
+}
+
+/**
+ * When, after the phase began, p99 got under the target for good: every later 250 ms
+ * bucket under it too, for at least the last `HOLD_S` seconds of the phase (a good last
+ * bucket alone proves nothing); and when it first did. Undefined when it did not.
+ * Only whole buckets count; the phase's ragged end is left out.
+ */
+function recoveryAfterDrop(phase) {
+  const whole = Math.floor((phase.endedAt - phase.startedAt) / BUCKET_MS);
+  const p99 = bucketP99(phase, BUCKET_MS).slice(0, Math.max(1, whole));
+  const under = (v) => Number.isNaN(v) || v < P99_TARGET_MS;
+  let from = p99.length;
+  while (from > 0 && under(p99[from - 1])) from--;
+  while (from < p99.length && Number.isNaN(p99[from])) from++;
+  const held = ((p99.length - from) * BUCKET_MS) / 1000 >= Math.min(HOLD_S, (p99.length * BUCKET_MS) / 5000);
+  const first = p99.findIndex((v) => v < P99_TARGET_MS);
+  return {
+    seconds: held && from < p99.length ? (from * BUCKET_MS) / 1000 : undefined,
+    firstSeconds: first === -1 ? undefined : (first * BUCKET_MS) / 1000,
+    p99BySecondMs: bucketP99(phase, 1000),
+  };
+}
+
+function summarizePhase(phase, cpu) {
+  const seconds = (phase.endedAt - phase.startedAt) / 1000;
+  const latency = latencySummary(phase.latencies);
+  const refused = Object.values(phase.refusals).reduce((a, b) => a + b, 0);
+  return {
+    name: phase.name,
+    seconds,
+    offeredPerSecond: phase.rate,
+    attempted: phase.attempted,
+    sent: phase.sent,
+    skippedAtInFlightCap: phase.skipped,
+    replies: phase.replies,
+    refused,
+    refusals: phase.refusals,
+    unanswered: phase.unanswered.length,
+    answeredWithin1s: phase.answeredWithin1s,
+    answeredWithin1sShare: phase.sent === 0 ? Number.NaN : phase.answeredWithin1s / phase.sent,
+    latencyMs: { p50: latency.p50, p99: latency.p99, max: latency.max },
+    mismatched: phase.mismatched,
+    unexpectedCloses: phase.closes,
+    serverCores: cpu.server,
+    generatorCores: cpu.generator,
+  };
+}
+
+/**
+ * @param {{ clients: number, capacity?: number, probeS?: number, steadyS?: number, overloadS?: number, recoveryS?: number, pinning?: string }} options
+ *   `capacity`: msg/s to take as the server's capacity (0 or undefined: measure it); `pinning`: for the report.
+ */
+export async function runOverload({ clients, capacity, probeS = 5, steadyS = 5, overloadS = 10, recoveryS = 20, pinning }) {
+  const server = await startGameServer({ provider: 'inmemory' });
+  try {
+    const sessions = await upgradeAll(server.http, await server.call('jwts', { prefix: 'overload-', count: clients }));
+    const sockets = await openSockets(server.wsUrl, sessions.map((s) => s.accessToken));
+    const probe = capacity > 0 ? undefined : await measureCapacity(sockets, probeS);
+    const base = Math.min(capacity > 0 ? capacity : probe.rate, MAX_RATE / 2);
+    await sleep(1000);
+
+    const driver = phasedDriver(sockets);
+    const machine = watchMachineLoad({ server: server.pid, generator: process.pid });
+    await server.call('loop-reset');
+    const plan = [['steady, 0.5× capacity', base / 2, steadyS], ['overload, 2× capacity', base * 2, overloadS], ['recovery, 0.5× capacity', base / 2, recoveryS]];
+    const cpuByPhase = [];
+    for (const [name, rate, seconds] of plan) {
+      const began = performance.now();
+      const generator = process.cpuUsage();
+      const serverTicks = processTicks(server.pid);
+      driver.phase(name, Math.round(rate));
+      await sleep(seconds * 1000);
+      const elapsed = (performance.now() - began) / 1000;
+      const used = process.cpuUsage(generator);
+      cpuByPhase.push({ server: (processTicks(server.pid) - serverTicks) / 100 / elapsed, generator: (used.user + used.system) / 1e6 / elapsed });
+    }
+    const phases = await driver.stop(5000);
+    const machineLoad = machine.stop();
+    const loop = await server.call('loop-read');
+    await closeSockets(sockets);
+    const stats = await server.call('stats');
+
+    const recovery = recoveryAfterDrop(phases[2]);
+    return {
+      name: 'overload',
+      clients,
+      capacity: { perSecond: base, measured: probe !== undefined, probeS, probeGeneratorCores: probe?.generatorCores, probeErrors: probe?.errors },
+      phases: phases.map((phase, i) => summarizePhase(phase, cpuByPhase[i])),
+      recovery: { p99TargetMs: P99_TARGET_MS, bucketMs: BUCKET_MS, seconds: recovery.seconds, firstSeconds: recovery.firstSeconds, withinS: recoveryS, p99BySecondMs: recovery.p99BySecondMs },
+      steadyP99BySecondMs: bucketP99(phases[0], 1000),
+      overloadP99BySecondMs: bucketP99(phases[1], 1000),
+      eventLoopMaxDelayMs: loop.maxMs,
+      serverLogged: stats.problems,
+      machineLoad,
+      pinning,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+function codes(record) {
+  const entries = Object.entries(record);
+  return entries.length === 0 ? 'none' : entries.map(([code, n]) => `${code} ×${int(n)}`).join(', ');
+}
+
+function pct(share) {
+  return Number.isFinite(share) ? `${(share * 100).toFixed(1)} %` : 'n/a';
+}
+
+/** The printed report. */
+export function formatOverload(r) {
+  const c = r.capacity;
+  const capacityLine = c.measured
+    ? `${int(c.perSecond)} msg/s, measured: closed loop for ${c.probeS} s, every player one request in flight; generator ${c.probeGeneratorCores.toFixed(2)} cores${c.probeGeneratorCores > 0.9 ? ' — near a full core: the generator may have set this pace, so the capacity may be understated' : ''}`
+    : `${int(c.perSecond)} msg/s, given with --capacity`;
+  const lines = [
+    `(d) overload: ${int(r.clients)} authenticated WebSocket clients sending move, in-memory store — offered load in phases, open loop`,
+    `    capacity        ${capacityLine}`,
+  ];
+  for (const p of r.phases) {
+    lines.push(
+      `    ${p.name} (${p.seconds.toFixed(1)} s)`,
+      `      offered       ${int(p.offeredPerSecond)} msg/s asked, ${int(p.sent / p.seconds)} msg/s sent (${int(p.sent)})${p.skippedAtInFlightCap ? `, ${int(p.skippedAtInFlightCap)} not sent (a client had 64 requests outstanding)` : ''}${p.sent / p.seconds < 0.95 * p.offeredPerSecond ? ' — the generator fell behind' : ''}`,
+      `      answered ≤1 s ${pct(p.answeredWithin1sShare)} of those sent (replies or refusals); ${int(p.replies)} answered in all, ${int(p.unanswered)} never (within 5 s of the end)`,
+      `      refusals      ${codes(p.refusals)}${Object.keys(p.unexpectedCloses).length ? ` · connections closed: ${Object.entries(p.unexpectedCloses).map(([code, n]) => `code ${code} ×${n}`).join(', ')}` : ''}${p.mismatched ? ` · ${p.mismatched} replies out of order` : ''}`,
+      `      latency       p50 ${ms(p.latencyMs.p50)} · p99 ${ms(p.latencyMs.p99)} · max ${ms(p.latencyMs.max)}`,
+      `      CPU           server ${p.serverCores.toFixed(2)} cores · generator ${p.generatorCores.toFixed(2)} cores`,
+    );
+  }
+  const rec = r.recovery;
+  const bySecond = (values) => values.map((v) => (Number.isNaN(v) ? '–' : Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '∞')).join(' · ');
+  const first = rec.firstSeconds === undefined ? '' : `; first under it ${rec.firstSeconds.toFixed(2)} s after the drop`;
+  lines.push(
+    `    recovery        ${rec.seconds === undefined ? `p99 NOT back under ${rec.p99TargetMs} ms for good (the last 2 s of the phase at least) within the ${rec.withinS} s of the recovery phase` : `p99 back under ${rec.p99TargetMs} ms ${rec.seconds.toFixed(2)} s after the load dropped, and stayed there`}${first} (requests by send time, ${rec.bucketMs} ms buckets)`,
+    `    p99 by second   steady ${bySecond(r.steadyP99BySecondMs)} | overload ${bySecond(r.overloadP99BySecondMs)} | recovery ${bySecond(rec.p99BySecondMs)} (ms)`,
+    `    event loop      max delay ${ms(r.eventLoopMaxDelayMs)} over the three phases`,
+    `    machine         ${formatMachineLoad(r.machineLoad)}`,
+    `    pinning         ${r.pinning ?? 'not recorded'}`,
+    `    server log      ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors`,
+  );
+  return lines.join('\n');
+}
