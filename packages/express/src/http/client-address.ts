@@ -16,7 +16,9 @@ import type { Request } from 'express';
  * ```
  */
 export function clientIp(req: Request): string | undefined {
-  const address = req.ip ?? req.socket?.remoteAddress;
+  // With no proxy trusted, `req.ip` is the socket's peer: reading it directly saves parsing
+  // `X-Forwarded-For` on every request.
+  const address = req.app?.get('trust proxy') === false ? req.socket?.remoteAddress : (req.ip ?? req.socket?.remoteAddress);
   if (address === undefined) return undefined;
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }

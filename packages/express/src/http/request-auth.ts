@@ -22,12 +22,14 @@ const CONNECTION_ID = Symbol('portcullis:connection-id');
 const CONNECTION_MEMO = Symbol('portcullis:connection-memo');
 type TaggedSocket = Socket & { [CONNECTION_ID]?: string; [CONNECTION_MEMO]?: Map<unknown, unknown> };
 
-const AUTH = Symbol('portcullis:request-auth');
+// Kept beside the request, not on it: adding properties to express's request object costs
+// more per request than a WeakMap lookup.
+const AUTH = new WeakMap<Request, RequestAuth>();
 const BUILDER = Symbol('portcullis:context-builder');
 /** Where the request's auth state is linked from its context. */
 const OWNER = Symbol('portcullis:context-owner');
 
-type TaggedRequest = Request & { [AUTH]?: RequestAuth; [BUILDER]?: (req: Request) => AuthContext };
+type TaggedRequest = Request & { [BUILDER]?: (req: Request) => AuthContext };
 type TaggedContext = AuthContext & { [OWNER]?: RequestAuth };
 
 /**
@@ -101,7 +103,7 @@ export function authContextFromRequest(
 
 /** Records the auth state of a request; used by the shield middleware. */
 export function setRequestAuth(req: Request, auth: RequestAuth): void {
-  (req as TaggedRequest)[AUTH] = auth;
+  AUTH.set(req, auth);
   (auth.context as TaggedContext)[OWNER] = auth;
 }
 
@@ -112,7 +114,7 @@ export function setContextBuilder(req: Request, build: (req: Request) => AuthCon
 
 /** The auth state recorded for a request, if a shield ran. */
 export function getRequestAuth(req: Request): RequestAuth | undefined {
-  return (req as TaggedRequest)[AUTH];
+  return AUTH.get(req);
 }
 
 /**
@@ -125,9 +127,8 @@ export function getRequestAuth(req: Request): RequestAuth | undefined {
  * ```
  */
 export function authContextOf(req: Request): AuthContext {
-  const tagged = req as TaggedRequest;
-  let auth = tagged[AUTH];
-  if (!auth) setRequestAuth(req, (auth = { context: (tagged[BUILDER] ?? authContextFromRequest)(req), principal: undefined }));
+  let auth = AUTH.get(req);
+  if (!auth) setRequestAuth(req, (auth = { context: ((req as TaggedRequest)[BUILDER] ?? authContextFromRequest)(req), principal: undefined }));
   return auth.context;
 }
 
@@ -145,7 +146,7 @@ export function establishedPrincipal(ctx: AuthContext): Principal | undefined {
  * ```
  */
 export function getPrincipal(req: Request): Principal | undefined {
-  return (req as TaggedRequest)[AUTH]?.principal;
+  return AUTH.get(req)?.principal;
 }
 
 /**
