@@ -7,7 +7,7 @@
  * the documented shape; and a real request still succeeds afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionProtocol, type HandshakeMode } from '@portcullis/core';
+import { ConnectionProtocol, type HandshakeMode } from '@portcullis/core/transport';
 import { encodeFrame, FrameDecoder, FrameTooLargeError, readAuthFrame } from '@portcullis/protocol';
 import { createRealtimeStack, type RealtimeStack } from '../conformance/support/realtime-stack.js';
 import { fuzzInputs, seededRandom } from './support/fuzz-inputs.js';
