@@ -38,7 +38,7 @@ export interface TestStackOptions {
   /** The signing key, base64 of at least 32 bytes. Default: one fixed test key, so stacks of one fleet agree. */
   readonly key?: string;
   /** More `svc:security` settings, spelled as in `svc.config.json`; merged into the test defaults (mode `jwt`, bcrypt work factor 4). */
-  readonly security?: Readonly<Tree>;
+  readonly security?: Readonly<Record<string, unknown>>;
   /** `SVC__…` variables laid over the configuration, as `loadConfig` reads them. The process environment is never read. */
   readonly env?: Readonly<Record<string, string>>;
   /** Redis key and channel prefix. Two Redis stacks with the same prefix are two servers of one fleet. Default: a fresh one. */
