@@ -37,6 +37,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@portcullis\/client\/node$/, replacement: `${root}packages/client/src/node.ts` },
+      { find: /^@portcullis\/core\/(transport|testing)$/, replacement: `${root}packages/core/src/$1.ts` },
       ...packages.map((name) => ({ find: new RegExp(`^@portcullis/${name}$`), replacement: `${root}packages/${name}/src/index.ts` })),
     ],
   },

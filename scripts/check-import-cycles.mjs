@@ -32,7 +32,7 @@ const SKIP = new Set(['node_modules', 'dist']);
  * The layers of `@portcullis/core`, bottom first. A folder of `src` may import
  * its own files and the folders of lower layers, never a folder of its own layer
  * or a higher one. `errors` and `contracts` are the bottom; the composition root
- * (`register…`) is the top, imported only by `index.ts` (the `.` folder).
+ * (`register…`) is the top, imported only by the entry files (the `.` folder).
  */
 export const CORE_LAYERS = Object.freeze([
   ['errors'],

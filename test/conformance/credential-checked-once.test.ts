@@ -5,7 +5,8 @@
  */
 import { JwtTokenValidator } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createRealtimeStack, type RealtimeStack } from './support/realtime-stack.js';
+import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
+import { TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
 
 const connectionDrivers: Array<[string, () => TransportDriver]> = [
@@ -14,12 +15,12 @@ const connectionDrivers: Array<[string, () => TransportDriver]> = [
 ];
 
 describe.each(connectionDrivers)('%s: a JWT-authenticated connection', (_name, makeDriver) => {
-  let stack: RealtimeStack;
+  let stack: TestStack;
   let driver: TransportDriver;
   let client: RealtimeClient | undefined;
 
   beforeEach(async () => {
-    stack = await createRealtimeStack();
+    stack = await createMemoryTestStack({ portals: [TestGamePortal] });
     driver = makeDriver();
     await driver.start(stack);
   });

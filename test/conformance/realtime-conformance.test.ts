@@ -5,8 +5,8 @@
  */
 import { JwtTokenIssuer } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { createRealtimeStack, type RealtimeStack } from './support/realtime-stack.js';
-import { SECRET_DETAIL } from './support/test-portal.js';
+import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
+import { SECRET_DETAIL, TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, udpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
 
 const redisUrl = inject('redisUrl');
@@ -30,7 +30,7 @@ async function expectRevoked(driver: TransportDriver, client: RealtimeClient, ga
 }
 
 describe.each(drivers)('%s transport conformance', (_name, makeDriver) => {
-  let stack: RealtimeStack;
+  let stack: TestStack;
   let driver: TransportDriver;
   const clients: RealtimeClient[] = [];
   const connect = async (token?: string) => {
@@ -40,7 +40,7 @@ describe.each(drivers)('%s transport conformance', (_name, makeDriver) => {
   };
 
   beforeEach(async () => {
-    stack = await createRealtimeStack();
+    stack = await createMemoryTestStack({ portals: [TestGamePortal] });
     driver = makeDriver();
     await driver.start(stack);
   });
@@ -183,14 +183,14 @@ describe.each(drivers)('%s transport conformance', (_name, makeDriver) => {
 
 describe.skipIf(!redisUrl)('fleet on one Redis', () => {
   describe.each(drivers)('%s transport', (_name, makeDriver) => {
-    let serverA: RealtimeStack;
-    let serverB: RealtimeStack;
+    let serverA: TestStack;
+    let serverB: TestStack;
     let driver: TransportDriver;
     let client: RealtimeClient | undefined;
 
     beforeEach(async () => {
-      serverA = await createRealtimeStack({ provider: 'redis', redisUrl });
-      serverB = await createRealtimeStack({ provider: 'redis', redisUrl, keyPrefix: serverA.keyPrefix });
+      serverA = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal] });
+      serverB = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], keyPrefix: serverA.keyPrefix });
       driver = makeDriver();
       await driver.start(serverA);
     });

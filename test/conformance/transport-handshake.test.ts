@@ -10,13 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder, parseJsonFrame } from '@portcullis/protocol';
 import { attachWebSocketTransport } from '@portcullis/ws';
 import WebSocket from 'ws';
+import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
 import { Inbox } from './support/inbox.js';
-import { createRealtimeStack, type RealtimeStack } from './support/realtime-stack.js';
+import { TestGamePortal } from './support/test-portal.js';
 import { ConnectRefused, tcpDriver, udpDriver, wsDriver } from './support/transport-drivers.js';
 
-let stack: RealtimeStack;
+let stack: TestStack;
 beforeEach(async () => {
-  stack = await createRealtimeStack();
+  stack = await createMemoryTestStack({ portals: [TestGamePortal] });
 });
 afterEach(async () => {
   await stack.close();

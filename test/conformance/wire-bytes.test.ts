@@ -13,7 +13,8 @@ import {
 } from '@portcullis/protocol';
 import { createTcpTransport, type TcpTransport } from '@portcullis/tcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRealtimeStack, type RealtimeStack } from './support/realtime-stack.js';
+import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
+import { TestGamePortal } from './support/test-portal.js';
 
 interface RecordingProxy {
   readonly port: number;
@@ -53,12 +54,12 @@ async function recordingProxy(target: number): Promise<RecordingProxy> {
 const frameBytes = (...texts: string[]) => Buffer.concat(texts.map((text) => encodeFrame(text)));
 
 describe('the same bytes on both ends', () => {
-  let stack: RealtimeStack;
+  let stack: TestStack;
   let tcp: TcpTransport;
   let proxy: RecordingProxy;
 
   beforeAll(async () => {
-    stack = await createRealtimeStack();
+    stack = await createMemoryTestStack({ portals: [TestGamePortal] });
     tcp = createTcpTransport({ dispatcher: stack.dispatcher, registry: stack.registry, loggers: silentLoggerFactory });
     proxy = await recordingProxy((await tcp.listen(0, '127.0.0.1')).port);
   });

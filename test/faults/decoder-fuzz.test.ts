@@ -7,9 +7,10 @@
  * the documented shape; and a real request still succeeds afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionProtocol, type HandshakeMode } from '@portcullis/core';
+import { ConnectionProtocol, type HandshakeMode } from '@portcullis/core/transport';
 import { encodeFrame, FrameDecoder, FrameTooLargeError, readAuthFrame } from '@portcullis/protocol';
-import { createRealtimeStack, type RealtimeStack } from '../conformance/support/realtime-stack.js';
+import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
+import { TestGamePortal } from '../conformance/support/test-portal.js';
 import { fuzzInputs, seededRandom } from './support/fuzz-inputs.js';
 
 const SEED = 0x5eed_0007;
@@ -17,13 +18,13 @@ const COUNT = 10_000;
 const inputs = fuzzInputs(SEED, COUNT);
 const WIRE_CODES = ['unauthorized', 'forbidden', 'not_found', 'bad_request', 'internal', 'unavailable'];
 
-let stack: RealtimeStack;
+let stack: TestStack;
 const escaped: unknown[] = [];
 const onUnhandled = (reason: unknown) => escaped.push(reason);
 
 beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
-  stack = await createRealtimeStack();
+  stack = await createMemoryTestStack({ portals: [TestGamePortal] });
 });
 afterAll(async () => {
   process.off('unhandledRejection', onUnhandled);

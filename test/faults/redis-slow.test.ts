@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRedisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
-import { createRealtimeStack, type RealtimeStack } from '../conformance/support/realtime-stack.js';
+import { createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 
 const hasRedis = findRedisServerBinary() !== undefined;
 const label = (name: string) => (hasRedis ? name : `${name} — SKIPPED, redis-server not found`);
@@ -16,11 +16,11 @@ const CHECKS = 200;
 
 describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
   let redis: RedisServer;
-  let stack: RealtimeStack;
+  let stack: TestStack;
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    stack = await createRealtimeStack({ provider: 'redis', redisUrl: redis.url, stores: { maxQueuedCommands: QUEUE, operationTimeoutMs: 30_000 } });
+    stack = await createRedisTestStack(redis.url, { stores: { maxQueuedCommands: QUEUE, operationTimeoutMs: 30_000 } });
   });
   afterAll(async () => {
     redis?.thaw();

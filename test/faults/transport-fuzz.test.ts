@@ -10,7 +10,8 @@ import { connect as netConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFrame } from '@portcullis/protocol';
 import WebSocket from 'ws';
-import { createRealtimeStack, type RealtimeStack } from '../conformance/support/realtime-stack.js';
+import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
+import { TestGamePortal } from '../conformance/support/test-portal.js';
 import { tcpDriver, udpDriver, wsDriver } from '../conformance/support/transport-drivers.js';
 import { fuzzInputs } from './support/fuzz-inputs.js';
 
@@ -18,14 +19,14 @@ const SEED = 0x5eed_0107;
 const COUNT = 10_000;
 const inputs = fuzzInputs(SEED, COUNT);
 
-let stack: RealtimeStack;
+let stack: TestStack;
 const escaped: unknown[] = [];
 const onEscape = (error: unknown) => escaped.push(error);
 
 beforeAll(async () => {
   process.on('unhandledRejection', onEscape);
   process.on('uncaughtException', onEscape);
-  stack = await createRealtimeStack();
+  stack = await createMemoryTestStack({ portals: [TestGamePortal] });
 });
 afterAll(async () => {
   process.off('unhandledRejection', onEscape);

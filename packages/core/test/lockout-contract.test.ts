@@ -2,8 +2,8 @@
  * The lockout contract, run against the memory store and the Redis backplane.
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { normalizeAccountKey } from '@portcullis/core';
 import { createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
+import { normalizeAccountKey } from '../src/store/lockout-store.js';
 
 const redisUrl = inject('redisUrl');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

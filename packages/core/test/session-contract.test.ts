@@ -3,8 +3,9 @@
  * redis-server (started by test/support/global-setup.ts).
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { PortcullisError, TokenError, type CredentialsRevoked } from '@portcullis/core';
+import { PortcullisError, TokenError } from '@portcullis/core';
 import { isSessionToken } from '@portcullis/protocol';
+import type { CredentialsRevoked } from '../src/contracts/sessions.js';
 import { claimsOf, createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');

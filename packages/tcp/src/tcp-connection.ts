@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ConnectionProtocol, describeError, type Logger } from '@portcullis/core';
+import { describeError, type Logger } from '@portcullis/core';
+import { ConnectionProtocol } from '@portcullis/core/transport';
 import { encodeFrame, FrameDecoder, type CloseReason } from '@portcullis/protocol';
 import type { ResolvedTcpOptions } from './tcp-options.js';
 

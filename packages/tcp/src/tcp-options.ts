@@ -4,7 +4,7 @@ import {
   resolveConnectionTransportOptions,
   type ConnectionTransportOptions,
   type ResolvedConnectionTransportOptions,
-} from '@portcullis/core';
+} from '@portcullis/core/transport';
 import { DEFAULT_MAX_FRAME_BYTES } from '@portcullis/protocol';
 
 /**

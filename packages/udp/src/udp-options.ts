@@ -1,4 +1,5 @@
-import { positiveInteger, type GateDispatcher, type LoggerFactory } from '@portcullis/core';
+import type { GateDispatcher, LoggerFactory } from '@portcullis/core';
+import { positiveInteger } from '@portcullis/core/transport';
 
 /**
  * Options of {@link createUdpTransport}. Only `dispatcher` is required.

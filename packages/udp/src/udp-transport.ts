@@ -6,7 +6,8 @@
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import { consoleLoggerFactory, describeError, type ConnectionContext, type Logger } from '@portcullis/core';
+import { consoleLoggerFactory, describeError, type Logger } from '@portcullis/core';
+import type { ConnectionContext } from '@portcullis/core/transport';
 import { encodeReply, parseJsonFrame } from '@portcullis/protocol';
 import { fitReply } from './udp-reply-budget.js';
 import { resolveUdpOptions, type ResolvedUdpOptions, type UdpTransportOptions } from './udp-options.js';

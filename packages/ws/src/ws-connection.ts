@@ -1,4 +1,5 @@
-import { ConnectionProtocol, describeError, type Admitted, type HandshakeMode, type Logger } from '@portcullis/core';
+import { describeError, type Logger } from '@portcullis/core';
+import { ConnectionProtocol, type Admitted, type HandshakeMode } from '@portcullis/core/transport';
 import { WebSocket, type RawData } from 'ws';
 import type { Heartbeat } from './heartbeat.js';
 import { WS_ANSWERS } from './ws-answers.js';

@@ -5,7 +5,7 @@ import {
   resolveConnectionTransportOptions,
   type ConnectionTransportOptions,
   type ResolvedConnectionTransportOptions,
-} from '@portcullis/core';
+} from '@portcullis/core/transport';
 import type { PerMessageDeflateOptions } from 'ws';
 
 /**

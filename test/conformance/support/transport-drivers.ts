@@ -8,7 +8,7 @@ import { ConnectionRegistry, silentLoggerFactory } from '@portcullis/core';
 import { createTcpTransport, type TcpTransport, type TcpTransportOptions } from '@portcullis/tcp';
 import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from '@portcullis/udp';
 import { attachWebSocketTransport, type WebSocketTransport, type WebSocketTransportOptions } from '@portcullis/ws';
-import type { RealtimeStack } from './realtime-stack.js';
+import type { TestStack } from '@portcullis/core/testing';
 import { connectTcp, connectUdp, connectWs, type RealtimeClient } from './test-clients.js';
 
 export { ConnectRefused, type Closed, type RealtimeClient } from './test-clients.js';
@@ -30,7 +30,7 @@ export interface TransportDriver {
   readonly name: TransportName;
   /** False for UDP: no connection to close, each datagram stands alone. */
   readonly connectionOriented: boolean;
-  start(stack: RealtimeStack, options?: StartOptions): Promise<void>;
+  start(stack: TestStack, options?: StartOptions): Promise<void>;
   connect(token?: string): Promise<RealtimeClient>;
   stop(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 /**
  * One call that wires portcullis into a tsyringe container. This folder is the
  * composition root: it imports every other part of core, and nothing in core
- * imports it (only `index.ts` re-exports it).
+ * imports it (only the entry files `index.ts` and `testing.ts` use it).
  */
 import 'reflect-metadata';
 import type { DependencyContainer } from 'tsyringe';

@@ -109,7 +109,8 @@ export interface CacheStore {
 
 /**
  * The error every store operation fails with when the backing store is unreachable.
- * The cause is kept for logs; the message never names a key.
+ * The cause is kept for logs; the message never names a key. Tests use it to play
+ * an outage (`@portcullis/core/testing` exports it).
  *
  * @example
  * ```ts
@@ -118,6 +119,10 @@ export interface CacheStore {
  * } catch (error) {
  *   throw storeUnavailable(error);
  * }
+ * ```
+ * @example
+ * ```ts
+ * vi.spyOn(stack.stores.cache, 'get').mockRejectedValue(storeUnavailable());
  * ```
  */
 export function storeUnavailable(cause?: unknown): PortcullisError {

@@ -1,28 +1,22 @@
 /**
- * Builds a TokenSessionSync wired to one provider for the contract suites: a test
- * configuration, the real issuer and validator, stores on memory or on the test Redis
- * (under a key prefix of its own, so parallel files never share keys).
+ * The test stacks of `@portcullis/core/testing` as the contract suites use them:
+ * one provider, the real issuer and validator, and stores under a key prefix of
+ * their own (so parallel files never share keys).
  */
 import { randomUUID } from 'node:crypto';
 import {
-  createSessionStores,
   JwtTokenIssuer,
   JwtTokenValidator,
-  loadConfig,
   LockoutStore,
-  resolveSigningKey,
-  silentLoggerFactory,
+  SIGNING_KEY,
   TokenSessionSync,
   type PortcullisConfig,
-  type SessionStoreOptions,
   type SessionStores,
   type SigningKey,
 } from '@portcullis/core';
+import { createMemoryTestStack, createRedisTestStack, type TestStackOptions } from '@portcullis/core/testing';
 
 export type ProviderName = 'inmemory' | 'redis';
-
-/** 32 bytes of key, base64: good enough for tests, never for production. */
-export const TEST_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export interface SessionHarness {
   readonly config: PortcullisConfig;
@@ -41,40 +35,23 @@ export interface HarnessOptions {
   readonly provider: ProviderName;
   readonly redisUrl?: string | null;
   readonly security?: Record<string, unknown>;
-  readonly stores?: SessionStoreOptions;
-}
-
-export function testConfig(provider: ProviderName, redisUrl: string | null | undefined, security: Record<string, unknown> = {}): PortcullisConfig {
-  const lockoutStore = provider === 'redis' ? 'backplane' : 'memory';
-  return loadConfig({
-    env: {},
-    tree: {
-      svc: {
-        security: { mode: 'jwt', key: TEST_KEY, lockout: { store: lockoutStore }, ...security },
-        persistence: { cache: { provider, url: redisUrl ?? 'redis://127.0.0.1:1' } },
-      },
-    },
-  });
+  readonly stores?: TestStackOptions['stores'];
 }
 
 export async function createHarness(options: HarnessOptions, keyPrefix = `test-${randomUUID()}`): Promise<SessionHarness> {
-  const config = testConfig(options.provider, options.redisUrl, options.security);
-  const key = resolveSigningKey(config, silentLoggerFactory.create('test'));
-  const issuer = new JwtTokenIssuer(config, key);
-  const validator = new JwtTokenValidator(config, key);
-  const stores = createSessionStores(config, { keyPrefix, ...options.stores });
-  await stores.ready();
-  const sessions = new TokenSessionSync(config, validator, issuer, stores, silentLoggerFactory);
-  const lockout = new LockoutStore(config, stores);
+  const stackOptions: TestStackOptions = { keyPrefix, security: options.security, stores: options.stores };
+  const stack = options.provider === 'redis'
+    ? await createRedisTestStack(options.redisUrl ?? 'redis://127.0.0.1:1', stackOptions)
+    : await createMemoryTestStack(stackOptions);
   const twins: SessionHarness[] = [];
   return {
-    config,
-    key,
-    issuer,
-    validator,
-    stores,
-    sessions,
-    lockout,
+    config: stack.config,
+    key: stack.container.resolve(SIGNING_KEY),
+    issuer: stack.issuer,
+    validator: stack.container.resolve(JwtTokenValidator),
+    stores: stack.stores,
+    sessions: stack.sessions,
+    lockout: stack.container.resolve(LockoutStore),
     async twin() {
       const twin = await createHarness(options, keyPrefix);
       twins.push(twin);
@@ -82,8 +59,7 @@ export async function createHarness(options: HarnessOptions, keyPrefix = `test-$
     },
     async close() {
       await Promise.all(twins.map((t) => t.close()));
-      await sessions.close();
-      await stores.close();
+      await stack.close();
     },
   };
 }

@@ -4,9 +4,10 @@
  */
 import {
   JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
-  shieldPlan, TokenSessionSync,
+  TokenSessionSync,
   type Account, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
+import { shieldPlan } from '@portcullis/core/transport';
 import type { LoginResponse, UpgradeResponse } from '@portcullis/protocol';
 import type { Request, Response } from 'express';
 import { inject } from 'tsyringe';

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { bearerCredential, type AuthContext, type Principal } from '@portcullis/core';
+import type { AuthContext, Principal } from '@portcullis/core';
+import { bearerCredential } from '@portcullis/core/transport';
 import type { Request } from 'express';
 import { clientIp } from './client-address.js';
 

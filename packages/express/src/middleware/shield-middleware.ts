@@ -4,9 +4,10 @@
  */
 import 'reflect-metadata';
 import {
-  Authorize, JwtAuth, SessionAuth, Shield, readShieldPlan,
-  type AuthContext, type ShieldAuth, type ShieldClass, type ShieldPlan, type ShieldResult,
+  Authorize, JwtAuth, SessionAuth, Shield,
+  type AuthContext, type ShieldAuth, type ShieldClass, type ShieldResult,
 } from '@portcullis/core';
+import { readShieldPlan, type ShieldPlan } from '@portcullis/core/transport';
 import type { RequestHandler } from 'express';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { establishedPrincipal } from '../http/request-auth.js';

@@ -4,8 +4,9 @@
  */
 import {
   LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, ShieldEnforcer, consoleLoggerFactory, describeError,
-  type AuthContext, type EnforceResult, type Logger, type LoggerFactory, type ShieldPlan,
+  type AuthContext, type Logger, type LoggerFactory,
 } from '@portcullis/core';
+import type { EnforceResult, ShieldPlan } from '@portcullis/core/transport';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { CHALLENGE_WRITER, respondRefusal, type ChallengeWriter, type RefusalFormat } from '../http/refusal-responder.js';

@@ -1,7 +1,7 @@
 /**
  * Mounts decorated controller classes on an express app through tsyringe.
  */
-import { readShieldPlan } from '@portcullis/core';
+import { readShieldPlan } from '@portcullis/core/transport';
 import express, { type Express, type IRouter, type RequestHandler, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { portcullisErrorHandler, sendError } from '../http/error-handler.js';

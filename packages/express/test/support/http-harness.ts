@@ -2,19 +2,17 @@
  * Starts a portcullis express app on 127.0.0.1 for tests and talks to it with fetch.
  */
 import 'reflect-metadata';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, SIGNING_KEY, loadConfig, registerAccountServices,
-  registerSessionServices, resolveSigningKey, silentLoggerFactory, type PortcullisConfig, type SessionStores,
-} from '@portcullis/core';
+import type { PortcullisConfig, SessionStores } from '@portcullis/core';
+import { createMemoryTestStack } from '@portcullis/core/testing';
 import type { Express } from 'express';
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { DependencyContainer } from 'tsyringe';
 import { createPortcullisApp, type ControllerClass, type PortcullisAppOptions } from '../../src/index.js';
 
-export const TEST_KEY = randomBytes(32).toString('base64');
+const TEST_KEY = randomBytes(32).toString('base64');
 
 /** What a harness is started with. */
 export interface HarnessOptions {
@@ -54,25 +52,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A container with everything portcullis needs, built from `env`. */
-export async function makeContainer(env: Record<string, string> = {}): Promise<{ container: DependencyContainer; config: PortcullisConfig; stores: SessionStores }> {
-  const config = loadConfig({
-    env: { SVC__SECURITY__MODE: 'jwt', SVC__SECURITY__KEY: TEST_KEY, SVC__SECURITY__PASSWORD__WORK_FACTOR: '4', ...env },
-    tree: {},
-  });
-  const container = rootContainer.createChildContainer();
-  container.register(PORTCULLIS_CONFIG, { useValue: config });
-  container.register(LOGGER_FACTORY, { useValue: silentLoggerFactory });
-  container.register(SIGNING_KEY, { useValue: resolveSigningKey(config, silentLoggerFactory.create('test')) });
-  container.register(PORTCULLIS_CONTAINER, { useValue: container });
-  const stores = registerSessionServices(container, { keyPrefix: `test-${randomUUID()}` });
-  await stores.ready();
-  registerAccountServices(container);
-  return { container, config, stores };
-}
-
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const { container, config, stores } = await makeContainer(options.env);
+  const stack = await createMemoryTestStack({ key: TEST_KEY, env: options.env });
+  const { container, config, stores } = stack;
   options.register?.(container);
   const app = options.build ? options.build(container) : createPortcullisApp(container, { controllers: options.controllers ?? [], ...options.app });
   const server: Server = app.listen(0, '127.0.0.1');
@@ -105,7 +87,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await stores.close();
+      await stack.close();
     },
   };
 }
