@@ -20,7 +20,7 @@ describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    stack = await createRedisTestStack(redis.url, { stores: { maxQueuedCommands: QUEUE, operationTimeoutMs: 30_000 } });
+    stack = await createRedisTestStack(redis.url, { stores: { maxPendingOperations: QUEUE, operationTimeoutMs: 30_000 } });
   });
   afterAll(async () => {
     redis?.thaw();
@@ -28,17 +28,20 @@ describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
     await redis?.stop();
   });
 
-  it('refuses checks beyond its queue with unavailable at once, answers the queued ones when it is back, and serves again', async () => {
+  it('refuses operations beyond its bound with unavailable before sending them, answers the queued ones when it is back, and serves again', async () => {
     const live = await stack.session('olga');
     expect(await stack.sessions.validate(live)).toMatchObject({ id: 'olga' });
 
     redis.freeze();
     const outcomes: string[] = [];
-    const checks = Array.from({ length: CHECKS }, () =>
-      stack.sessions.validate(`${randomUUID()};session`).then(
+    const tally = (operation: Promise<unknown>) =>
+      operation.then(
         () => outcomes.push('answered'),
         (error: { code?: string }) => outcomes.push(error.code ?? 'other'),
-      ),
+      );
+    // Session checks (one GET each) and counter increments (a MULTI … EXEC transaction each), interleaved.
+    const checks = Array.from({ length: CHECKS }, (_, i) =>
+      tally(i % 2 === 0 ? stack.sessions.validate(`${randomUUID()};session`) : stack.stores.cache.increment('lockout-failures', `k${i}`, 60_000)),
     );
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     // Nothing can have been answered, and no timeout (30 s) can have passed: these refusals are the bound's.
@@ -49,5 +52,9 @@ describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
     await Promise.all(checks);
     expect(outcomes.filter((o) => o === 'answered').length).toBeGreaterThan(0);
     expect(await stack.sessions.validate(live)).toMatchObject({ id: 'olga' });
+    // No transaction was left half queued: new writes and reads on the connection work.
+    const fresh = await stack.session('pavel');
+    expect(await stack.sessions.validate(fresh)).toMatchObject({ id: 'pavel' });
+    expect(await stack.stores.cache.increment('lockout-failures', 'after', 60_000)).toBe(1);
   });
 });

@@ -44,7 +44,7 @@ export interface TestStackOptions {
   /** Redis key and channel prefix. Two Redis stacks with the same prefix are two servers of one fleet. Default: a fresh one. */
   readonly keyPrefix?: string;
   /** Test-only store settings: lifetimes in milliseconds, the Redis operation timeout and queue bound. */
-  readonly stores?: Pick<SessionStoreOptions, 'operationTimeoutMs' | 'maxQueuedCommands' | 'sessionLifetimesMs' | 'lockoutTimesMs'>;
+  readonly stores?: Pick<SessionStoreOptions, 'operationTimeoutMs' | 'maxPendingOperations' | 'sessionLifetimesMs' | 'lockoutTimesMs'>;
   /** Portal classes registered on the stack's dispatcher. */
   readonly portals?: readonly PortalClass[];
   /** Where log lines go. Default: nowhere. */

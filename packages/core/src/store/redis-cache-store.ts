@@ -10,7 +10,7 @@ import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import type { Logger } from '../contracts/logger.js';
 import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './cache-entry.js';
-import type { CacheNamespace, CacheRef, CacheStore, CacheWrite } from './cache-store.js';
+import { storeUnavailable, type CacheNamespace, type CacheRef, type CacheStore, type CacheWrite } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from './redis-connection.js';
 import { RedisRevocationBus } from './redis-revocation-bus.js';
 import { establishStoreEpoch } from './store-epoch.js';
@@ -30,9 +30,12 @@ export interface RedisCacheStoreOptions {
   readonly keyPrefix?: string;
   /** An operation taking longer fails with `unavailable`. Default 1000 ms. */
   readonly operationTimeoutMs?: number;
-  /** Commands waiting for Redis at once; past it an operation fails with `unavailable` at once. Default 2048. */
-  readonly maxQueuedCommands?: number;
+  /** Operations waiting for Redis at once; past it an operation fails with `unavailable` before anything is sent. Default 2048. */
+  readonly maxPendingOperations?: number;
 }
+
+/** Operations waiting for Redis at once, by default, before more are refused. */
+const DEFAULT_MAX_PENDING_OPERATIONS = 2048;
 
 /**
  * Redis {@link CacheStore}. Keys are `<prefix>:<namespace>:<key>`.
@@ -51,12 +54,18 @@ export class RedisCacheStore implements CacheStore {
   private readonly keyv: Keyv;
   private readonly prefix: string;
   private readonly timeoutMs: number;
+  private readonly maxPending: number;
+  private pending = 0;
   private closed = false;
 
   constructor(options: RedisCacheStoreOptions, logger: Logger) {
     this.prefix = options.keyPrefix ?? 'portcullis';
     this.timeoutMs = options.operationTimeoutMs ?? 1000;
-    this.client = openRedisClient(options.url, logger, 'commands', undefined, options.maxQueuedCommands);
+    this.maxPending = options.maxPendingOperations ?? DEFAULT_MAX_PENDING_OPERATIONS;
+    if (!Number.isSafeInteger(this.maxPending) || this.maxPending <= 0) {
+      throw new TypeError(`maxPendingOperations must be a positive integer, got ${this.maxPending}`);
+    }
+    this.client = openRedisClient(options.url, logger, 'commands');
     const adapter = new KeyvRedis<string>(this.client, { throwOnConnectError: true, throwOnErrors: true });
     adapter.on('error', () => {}); // reported once per outage by the connection's own listener
     this.keyv = new Keyv(adapter, { useKeyPrefix: false, serialize: serializeEntry, deserialize: deserializeEntry, throwOnErrors: true });
@@ -161,7 +170,26 @@ export class RedisCacheStore implements CacheStore {
     return `${this.prefix}:${ns}:${key}`;
   }
 
+  /**
+   * A slow Redis must not gather an unbounded queue in which every request waits out its own
+   * timeout: past `maxPendingOperations` an operation is refused before any of its commands is
+   * sent, so a transaction is never half queued. An operation counts until Redis answers it,
+   * not until its caller stops waiting. Revocation broadcasts do not count against the bound.
+   */
   private run<T>(operation: () => Promise<T>): Promise<T> {
-    return guarded(this.client, this.timeoutMs, operation);
+    if (this.pending >= this.maxPending) return Promise.reject(storeUnavailable(new Error(`${this.maxPending} redis operations already waiting`)));
+    return guarded(this.client, this.timeoutMs, () => {
+      this.pending++;
+      const release = () => void this.pending--;
+      let answer: Promise<T>;
+      try {
+        answer = operation();
+      } catch (error) {
+        release();
+        throw error;
+      }
+      answer.then(release, release);
+      return answer;
+    });
   }
 }

@@ -9,9 +9,6 @@ import type { Logger } from '../contracts/logger.js';
 import { describeError } from '../errors/describe-error.js';
 import { storeUnavailable } from './cache-store.js';
 
-/** Commands sent and not yet answered, per connection, before new ones are refused with `unavailable`. */
-export const DEFAULT_MAX_QUEUED_COMMANDS = 2048;
-
 /** The node-redis client type `@keyv/redis` builds on. */
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -22,8 +19,7 @@ export function reconnectDelayMs(retries: number): number {
 
 /**
  * Creates a client for `url`, starts connecting in the background and logs when the
- * connection is lost or restored (never the URL, which may hold a password). At most
- * `maxQueuedCommands` commands wait for replies; more are refused at once.
+ * connection is lost or restored (never the URL, which may hold a password).
  *
  * @example
  * ```ts
@@ -31,17 +27,10 @@ export function reconnectDelayMs(retries: number): number {
  * await waitUntilReady(client, 2000);
  * ```
  */
-export function openRedisClient(url: string, logger: Logger, role: string, base?: RedisClient, maxQueuedCommands = DEFAULT_MAX_QUEUED_COMMANDS): RedisClient {
+export function openRedisClient(url: string, logger: Logger, role: string, base?: RedisClient): RedisClient {
   const client: RedisClient = base
     ? base.duplicate()
-    : createClient({
-        url,
-        disableOfflineQueue: true,
-        // A slow Redis must not gather an unbounded queue in which every command waits for its
-        // own timeout: past this many unanswered commands a new one is refused at once.
-        commandsQueueMaxLength: maxQueuedCommands,
-        socket: { connectTimeout: 2000, reconnectStrategy: reconnectDelayMs },
-      });
+    : createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2000, reconnectStrategy: reconnectDelayMs } });
   client.setMaxListeners(32);
   let down = false;
   client.on('error', (error: unknown) => {

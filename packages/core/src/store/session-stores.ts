@@ -27,11 +27,11 @@ export interface SessionStoreOptions {
   /** A Redis operation taking longer fails with `unavailable`. Default 1000 ms. */
   readonly operationTimeoutMs?: number;
   /**
-   * Redis commands waiting for replies at once. When Redis is slow, an operation beyond it
-   * fails with `unavailable` at once instead of waiting out its timeout in a queue that
-   * only grows. Default 2048.
+   * Redis operations waiting for replies at once. When Redis is slow, an operation beyond it
+   * fails with `unavailable` before anything is sent, instead of waiting out its timeout in a
+   * queue that only grows. Revocation broadcasts never count against it. Default 2048.
    */
-  readonly maxQueuedCommands?: number;
+  readonly maxPendingOperations?: number;
   /**
    * For tests: session pair lifetimes in milliseconds instead of `session:access-minutes`
    * and `session:refresh-days`, so expiry on a real Redis takes milliseconds.
@@ -87,7 +87,7 @@ export function createSessionStores(config: PortcullisConfig, options: SessionSt
   let redis: RedisCacheStore | undefined;
   const useRedis = () =>
     (redis ??= new RedisCacheStore(
-      { url: config.persistence.cache.url, keyPrefix: options.keyPrefix, operationTimeoutMs: options.operationTimeoutMs, maxQueuedCommands: options.maxQueuedCommands },
+      { url: config.persistence.cache.url, keyPrefix: options.keyPrefix, operationTimeoutMs: options.operationTimeoutMs, maxPendingOperations: options.maxPendingOperations },
       logger,
     ));
   const cache = config.persistence.cache.provider === 'redis' ? useRedis() : new MemoryCacheStore(logger);
