@@ -114,6 +114,17 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
     expect(await h.sessions.validate((await h.sessions.upgrade(login.accessToken)).accessToken)).toMatchObject({ id: 'retry' });
   });
 
+  it('answers a check that a revocation overtook as revoked, so no connection is admitted after the event that should close it', async () => {
+    h = await createHarness({ provider, redisUrl });
+    const doomed = await h.sessions.upgrade(h.issuer.issueLoginPair('overtaken').accessToken);
+    const held = holdNext(h, 'get', 'answer');
+    const admission = h.sessions.validate(doomed.accessToken);
+    await held.started;
+    await h.sessions.revoke(doomed.accessToken);
+    held.release();
+    expect(await admission).toBeUndefined();
+  });
+
   it('does not near-cache a session revoked while its lookup was in flight, yet an unrelated upgrade does not stop caching', async () => {
     h = await createHarness({ provider, redisUrl });
     const doomed = await h.sessions.upgrade(h.issuer.issueLoginPair('doomed').accessToken);

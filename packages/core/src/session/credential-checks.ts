@@ -66,8 +66,13 @@ export class CredentialChecks {
     const generation = this.generation;
     const record = await this.lookups.run(sessionToken, generation, () => this.pairs.findAccess(sessionToken));
     if (record === undefined) return undefined;
-    if (generation === this.generation && this.live()) this.near.put(sessionToken, record.principal, record.accessExpires);
-    return record.principal;
+    if (generation === this.generation) {
+      if (this.live()) this.near.put(sessionToken, record.principal, record.accessExpires);
+      return record.principal;
+    }
+    // A revocation arrived during the read, which may predate it: a connection admitted on that
+    // answer would be indexed after the event that should have closed it. Ask once more.
+    return (await this.lookups.run(sessionToken, this.generation, () => this.pairs.findAccess(sessionToken)))?.principal;
   }
 
   /** The principal of a session token if the near cache holds it; synchronous, never throws. */
@@ -85,8 +90,13 @@ export class CredentialChecks {
     if (this.jwtNear.has(claims.jti)) return false;
     const generation = this.jwtGeneration;
     const invalidated = await this.jwts.isInvalidated(claims);
-    if (!invalidated && generation === this.jwtGeneration && this.live()) this.jwtNear.keep(claims);
-    return invalidated;
+    if (invalidated) return true;
+    if (generation === this.jwtGeneration) {
+      if (this.live()) this.jwtNear.keep(claims);
+      return false;
+    }
+    // A revocation arrived during the read, which may predate it (see validate): ask once more.
+    return this.jwts.isInvalidated(claims);
   }
 
   /** {@link isJwtInvalidated} without waiting, when the store or the near cache can tell; else undefined. */
