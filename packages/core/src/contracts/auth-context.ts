@@ -35,9 +35,11 @@ export interface AuthContext {
   readonly gate?: string;
   /**
    * Per-connection memo that shields may use to skip repeated work for the same
-   * credential (a connection carries at most one credential). Kept while the
-   * connection lives; cleared by the connection registry when it closes or its
-   * credential is revoked.
+   * credential. Kept while the connection lives, also when its credential is
+   * replaced (an HTTP keep-alive connection may carry a different bearer on each
+   * request), so an entry must record the credential it was made for and be used
+   * only for that one, as the built-in shields do. Cleared by the connection
+   * registry when the connection closes or its credential is revoked.
    */
   readonly memo?: Map<unknown, unknown>;
 }

@@ -5,7 +5,6 @@
  * (`SessionLifecycle`), the credential checks with their near caches
  * (`CredentialChecks`) and the revocation hub that feeds both and the listeners.
  */
-import { isSessionToken, SESSION_TOKEN_SUFFIX } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
 import type { LoggerFactory } from '../contracts/logger.js';

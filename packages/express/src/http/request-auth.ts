@@ -1,8 +1,9 @@
 /**
  * The auth of one HTTP request: its transport-neutral `AuthContext`, and what
  * the shields established for it. No token is parsed here: the bearer text is
- * handed to the shields as it came. The state is kept on the request and its
- * socket under symbols (unreachable from request input), so nothing can be spoofed.
+ * handed to the shields as it came. The state is kept beside the request (a
+ * WeakMap) and on its socket under symbols, unreachable from request input, so
+ * nothing can be spoofed.
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
@@ -26,11 +27,10 @@ type TaggedSocket = Socket & { [CONNECTION_ID]?: string; [CONNECTION_MEMO]?: Map
 // Kept beside the request, not on it: adding properties to express's request object costs
 // more per request than a WeakMap lookup.
 const AUTH = new WeakMap<Request, RequestAuth>();
-const BUILDER = Symbol('portcullis:context-builder');
+const BUILDER = new WeakMap<Request, (req: Request) => AuthContext>();
 /** Where the request's auth state is linked from its context. */
 const OWNER = Symbol('portcullis:context-owner');
 
-type TaggedRequest = Request & { [BUILDER]?: (req: Request) => AuthContext };
 type TaggedContext = AuthContext & { [OWNER]?: RequestAuth };
 
 /**
@@ -110,7 +110,7 @@ export function setRequestAuth(req: Request, auth: RequestAuth): void {
 
 /** Records how this request's `AuthContext` is built, should a handler ask for it. */
 export function setContextBuilder(req: Request, build: (req: Request) => AuthContext): void {
-  (req as TaggedRequest)[BUILDER] = build;
+  BUILDER.set(req, build);
 }
 
 /** The auth state recorded for a request, if a shield ran. */
@@ -129,7 +129,7 @@ export function getRequestAuth(req: Request): RequestAuth | undefined {
  */
 export function authContextOf(req: Request): AuthContext {
   let auth = AUTH.get(req);
-  if (!auth) setRequestAuth(req, (auth = { context: ((req as TaggedRequest)[BUILDER] ?? authContextFromRequest)(req), principal: undefined }));
+  if (!auth) setRequestAuth(req, (auth = { context: (BUILDER.get(req) ?? authContextFromRequest)(req), principal: undefined }));
   return auth.context;
 }
 
