@@ -19,26 +19,20 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { container as rootContainer } from 'tsyringe';
 import * as core from '@portcullis/core';
+import { bearerCredential, readShieldPlan } from '@portcullis/core/transport';
 import { pinProcess, planPinning } from './lib/cpu-pinning.js';
 import { median, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 
 const {
   Gate, JwtShield, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, Portal, SIGNING_KEY, SessionShield,
-  TokenSessionSync, bearerCredential, loadConfig, readShieldPlan, registerSessionServices, resolveSigningKey, silentLoggerFactory,
+  ShieldEnforcer, TokenSessionSync, loadConfig, registerSessionServices, resolveSigningKey, silentLoggerFactory,
 } = core;
 
 export const title = 'Shield decision per request, no sockets (ShieldEnforcer.decide, CPU ns per call, one core)';
 export const defaults = { rounds: 15, durationMs: 200 };
 
 const KEY = Buffer.from('portcullis-shield-bench-key-0123456789-abcdefghij').toString('base64');
-
-/** The enforcer class: on the main entry today; on the transport entry if it moves there. */
-async function shieldEnforcerClass() {
-  if (core.ShieldEnforcer) return core.ShieldEnforcer;
-  const transport = await import('@portcullis/core/transport');
-  return transport.ShieldEnforcer;
-}
 
 async function stack(env = {}) {
   const config = loadConfig({
@@ -52,9 +46,8 @@ async function stack(env = {}) {
   container.register(PORTCULLIS_CONTAINER, { useValue: container });
   const stores = registerSessionServices(container, { keyPrefix: `bench-shield-${process.pid}-${Math.random().toString(36).slice(2, 8)}` });
   await stores.ready();
-  const Enforcer = await shieldEnforcerClass();
   return {
-    enforcer: container.resolve(Enforcer),
+    enforcer: container.resolve(ShieldEnforcer),
     issuer: container.resolve(JwtTokenIssuer),
     validator: container.resolve(JwtTokenValidator),
     sessions: container.resolve(TokenSessionSync),
