@@ -1,8 +1,9 @@
 /**
  * The parent side of a bench's server process (child side: child-rpc.js): starts
  * it, pinned to a core when asked, waits for its ready message and calls its IPC
- * commands. `BENCH_SERVER_FLAGS` adds Node flags to the server only, e.g.
- * `BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` to profile it.
+ * commands. `BENCH_SERVER_FLAGS` (or the variable named by `flagsVariable`) adds Node
+ * flags to the server only, e.g. `BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`
+ * to profile it. The load tests start their game server through it too.
  */
 import { forkPinned } from './cpu-pinning.js';
 
@@ -12,8 +13,8 @@ import { forkPinned } from './cpu-pinning.js';
  * const micros = await server.call('cpu');
  * await server.stop();
  */
-export async function startServerProcess(modulePath, args = [], { env = process.env, execArgv = [], cpu } = {}) {
-  const flags = [...execArgv, ...(process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
+export async function startServerProcess(modulePath, args = [], { env = process.env, execArgv = [], cpu, flagsVariable = 'BENCH_SERVER_FLAGS', name = 'bench server' } = {}) {
+  const flags = [...execArgv, ...(process.env[flagsVariable] ?? '').split(' ').filter(Boolean)];
   const child = forkPinned(modulePath, args, { env, execArgv: flags, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }, cpu);
   let seq = 0;
   const pending = new Map();
@@ -26,16 +27,16 @@ export async function startServerProcess(modulePath, args = [], { env = process.
       if (m.ok) waiter?.resolve(m.value);
       else waiter?.reject(new Error(m.error));
     });
-    exited.then(({ code, signal }) => reject(new Error(`bench server exited (${signal ?? code}) before it was ready`)));
+    exited.then(({ code, signal }) => reject(new Error(`${name} exited (${signal ?? code}) before it was ready`)));
   });
   exited.then(({ code, signal }) => {
-    for (const waiter of pending.values()) waiter.reject(new Error(`bench server exited (${signal ?? code})`));
+    for (const waiter of pending.values()) waiter.reject(new Error(`${name} exited (${signal ?? code})`));
     pending.clear();
   });
   const info = await ready;
   const call = (cmd, args) =>
     new Promise((resolve, reject) => {
-      if (child.exitCode !== null || child.signalCode !== null) return reject(new Error('bench server is not running'));
+      if (child.exitCode !== null || child.signalCode !== null) return reject(new Error(`${name} is not running`));
       pending.set(++seq, { resolve, reject });
       child.send({ seq, cmd, args });
     });
@@ -44,6 +45,7 @@ export async function startServerProcess(modulePath, args = [], { env = process.
     pid: child.pid,
     child,
     call,
+    exited,
     /** Asks the server to close (command `close`), killing it after 10 s. */
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

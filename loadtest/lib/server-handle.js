@@ -3,7 +3,7 @@
  * samples can be taken after a collection; plus LOADTEST_SERVER_FLAGS), pinned to
  * one core when `cpu` is given, and calls its IPC commands.
  */
-import { forkPinned } from '../../bench/lib/cpu-pinning.js';
+import { startServerProcess } from '../../bench/lib/server-process.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,44 +29,15 @@ export async function startGameServer(options = {}) {
     LOADTEST_ACCESS_TOKEN_MINUTES: String(options.accessTokenMinutes ?? 15),
   };
   // LOADTEST_SERVER_FLAGS: extra Node flags for the server only (e.g. --trace-gc, --cpu-prof) when chasing a number.
-  const execArgv = ['--expose-gc', ...(process.env.LOADTEST_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
-  const child = forkPinned(join(here, 'game-server-process.js'), [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }, options.cpu === null ? undefined : (options.cpu ?? serverCpu));
-  let seq = 0;
-  const pending = new Map();
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const ready = new Promise((resolve, reject) => {
-    child.on('message', (m) => {
-      if (m.ready) return resolve(m);
-      const waiter = pending.get(m.seq);
-      pending.delete(m.seq);
-      if (m.ok) waiter?.resolve(m.value);
-      else waiter?.reject(new Error(m.error));
-    });
-    exited.then(({ code, signal }) => reject(new Error(`game server exited (${signal ?? code}) before it was ready`)));
-  });
-  exited.then(({ code, signal }) => {
-    for (const waiter of pending.values()) waiter.reject(new Error(`game server exited (${signal ?? code})`));
-    pending.clear();
-  });
-  const info = await ready;
-  const call = (cmd, args) =>
-    new Promise((resolve, reject) => {
-      if (child.exitCode !== null) return reject(new Error('game server is not running'));
-      pending.set(++seq, { resolve, reject });
-      child.send({ seq, cmd, args });
-    });
+  const cpu = options.cpu === null ? undefined : (options.cpu ?? serverCpu);
+  const server = await startServerProcess(join(here, 'game-server-process.js'), [], { env, execArgv: ['--expose-gc'], cpu, flagsVariable: 'LOADTEST_SERVER_FLAGS', name: 'game server' });
+  const { info, call, exited } = server;
   return {
     ...info,
-    pid: child.pid,
+    pid: server.pid,
     wsUrl: `${info.http.replace(/^http/, 'ws')}/ws`,
     call,
     exited,
-    async close() {
-      if (child.exitCode !== null) return;
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await call('close').catch(() => {});
-      await exited;
-      clearTimeout(timer);
-    },
+    close: () => server.stop(),
   };
 }
