@@ -141,6 +141,7 @@ async function serve() {
     portcullis: createPortcullisApp(container, { controllers: [MeController] }),
     portcullisNoMemo: createPortcullisApp(container, { controllers: [MeController], connectionMemo: false }),
     portcullisOpen: createPortcullisApp(container, { controllers: [OpenMeController] }),
+    portcullisOpenControl: createPortcullisApp(container, { controllers: [OpenMeController] }),
     ...(redisContainer ? { portcullisRedis: createPortcullisApp(redisContainer, { controllers: [MeController] }) } : {}),
     ...(redisNearContainer ? { portcullisRedisNear: createPortcullisApp(redisNearContainer, { controllers: [MeController] }) } : {}),
     passportString: passportApp(KEY_TEXT, cfg),
@@ -209,6 +210,7 @@ const BASELINES = { bare: 'bare express', portcullisOpen: 'portcullis unshielded
 const ALL_CASES = [
   ['bare express 5, unshielded', 'bare', undefined],
   ['portcullis app, same route unshielded', 'portcullisOpen', 'bare'],
+  ['control: a second, identical unshielded portcullis app', 'portcullisOpenControl', 'portcullisOpen'],
   ['portcullis @JwtShield', 'portcullis', 'portcullisOpen'],
   ['portcullis @JwtShield, connectionMemo: false', 'portcullisNoMemo', 'portcullisOpen'],
   ['portcullis @JwtShield, Redis store', 'portcullisRedis', 'portcullisOpen'],
@@ -249,7 +251,7 @@ export async function run({ rounds, count, cases: only, pin = true, serverCpu = 
     const url = (key) => `http://127.0.0.1:${ports[key]}/me`;
     for (const [, key] of running) {
       await expectStatus(url(key), token, 200);
-      if (key !== 'bare' && key !== 'portcullisOpen') await expectStatus(url(key), undefined, 401);
+      if (!['bare', 'portcullisOpen', 'portcullisOpenControl'].includes(key)) await expectStatus(url(key), undefined, 401);
     }
     const samples = Object.fromEntries(running.map(([, key]) => [key, { rps: [], p50: [], cpu: [], rpsRatio: [], cpuRatio: [], cpuOver: [], failures: 0 }]));
     const others = [];
