@@ -1,7 +1,8 @@
 /**
  * Report (d): overload and recovery. N authenticated WebSocket players send `move`
- * to the example server. First the server's capacity is measured (closed loop: every
- * player keeps one request in flight, so the server is never idle), unless given.
+ * to the example server. First the server's capacity is measured, unless given: a
+ * closed loop (every player keeps one request in flight), its reply rate scaled to one
+ * full server core when the server was not saturated.
  * Then the offered load runs in phases, open loop: half the capacity (steady), twice
  * the capacity for 10 s (overload), half again (recovery). Per phase: how many
  * requests were answered within 1 s (a reply or a refusal both count: a fast "no" is
@@ -24,20 +25,34 @@ const HOLD_S = 2;
 /** The offered load never exceeds this, whatever the measured capacity: the loop stays bounded. */
 const MAX_RATE = 200_000;
 
-/** Closed loop for `seconds` after a 1 s warm-up; answers replies per second and the generator's cores. */
-async function measureCapacity(sockets, seconds) {
+/**
+ * Closed loop for `seconds` after a 1 s warm-up. Answers the replies per second, the
+ * cores the server and the generator used meanwhile, and the capacity: the reply rate
+ * scaled to one full server core when the server was not saturated (a closed loop on a
+ * shared machine can leave it partly idle), since its per-message cost is what it is.
+ */
+async function measureCapacity(sockets, seconds, serverPid) {
   const driver = moveDriver(sockets, { rate: 0 });
   driver.start();
   await sleep(1000);
   driver.measure();
   const cpu = process.cpuUsage();
+  const serverTicks = processTicks(serverPid);
   const began = performance.now();
   await sleep(seconds * 1000);
   const elapsed = (performance.now() - began) / 1000;
   const used = process.cpuUsage(cpu);
+  const serverCores = (processTicks(serverPid) - serverTicks) / 100 / elapsed;
   const result = await driver.stop();
   for (const ws of sockets) ws.removeAllListeners('message');
-  return { rate: result.windowReplies / elapsed, generatorCores: (used.user + used.system) / 1e6 / elapsed, errors: result.errorReplies + result.mismatched + result.unexpectedCloses };
+  const rate = result.windowReplies / elapsed;
+  return {
+    rate,
+    perCore: serverCores > 0.2 && serverCores < 1 ? rate / serverCores : rate,
+    serverCores,
+    generatorCores: (used.user + used.system) / 1e6 / elapsed,
+    errors: result.errorReplies + result.mismatched + result.unexpectedCloses,
+  };
 }
 
 /**
@@ -109,8 +124,8 @@ export async function runOverload({ clients, capacity, probeS = 5, steadyS = 5, 
   try {
     const sessions = await upgradeAll(server.http, await server.call('jwts', { prefix: 'overload-', count: clients }));
     const sockets = await openSockets(server.wsUrl, sessions.map((s) => s.accessToken));
-    const probe = capacity > 0 ? undefined : await measureCapacity(sockets, probeS);
-    const base = Math.min(capacity > 0 ? capacity : probe.rate, MAX_RATE / 2);
+    const probe = capacity > 0 ? undefined : await measureCapacity(sockets, probeS, server.pid);
+    const base = Math.min(capacity > 0 ? capacity : probe.perCore, MAX_RATE / 2);
     await sleep(1000);
 
     const driver = phasedDriver(sockets);
@@ -138,7 +153,7 @@ export async function runOverload({ clients, capacity, probeS = 5, steadyS = 5, 
     return {
       name: 'overload',
       clients,
-      capacity: { perSecond: base, measured: probe !== undefined, probeS, probeGeneratorCores: probe?.generatorCores, probeErrors: probe?.errors },
+      capacity: { perSecond: base, measured: probe !== undefined, probeS, probeRate: probe?.rate, probeServerCores: probe?.serverCores, probeGeneratorCores: probe?.generatorCores, probeErrors: probe?.errors },
       phases: phases.map((phase, i) => summarizePhase(phase, cpuByPhase[i])),
       recovery: { p99TargetMs: P99_TARGET_MS, bucketMs: BUCKET_MS, seconds: recovery.seconds, firstSeconds: recovery.firstSeconds, withinS: recoveryS, p99BySecondMs: recovery.p99BySecondMs },
       steadyP99BySecondMs: bucketP99(phases[0], 1000),
@@ -165,8 +180,9 @@ function pct(share) {
 /** The printed report. */
 export function formatOverload(r) {
   const c = r.capacity;
+  const scaled = c.measured && c.perSecond > c.probeRate * 1.01 ? ` = ${int(c.probeRate)} msg/s answered ÷ ${c.probeServerCores.toFixed(2)} server cores` : '';
   const capacityLine = c.measured
-    ? `${int(c.perSecond)} msg/s, measured: closed loop for ${c.probeS} s, every player one request in flight; generator ${c.probeGeneratorCores.toFixed(2)} cores${c.probeGeneratorCores > 0.9 ? ' — near a full core: the generator may have set this pace, so the capacity may be understated' : ''}`
+    ? `${int(c.perSecond)} msg/s${scaled}, measured: closed loop for ${c.probeS} s, every player one request in flight; server ${c.probeServerCores.toFixed(2)} cores, generator ${c.probeGeneratorCores.toFixed(2)} cores${c.probeGeneratorCores > 0.9 ? ' — the generator near a full core may have set this pace' : ''}`
     : `${int(c.perSecond)} msg/s, given with --capacity`;
   const lines = [
     `(d) overload: ${int(r.clients)} authenticated WebSocket clients sending move, in-memory store — offered load in phases, open loop`,
