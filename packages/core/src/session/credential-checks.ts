@@ -101,7 +101,10 @@ export class CredentialChecks {
 
   /** {@link isJwtInvalidated} without waiting, when the store or the near cache can tell; else undefined. */
   isJwtInvalidatedNow(claims: JwtClaims): boolean | undefined {
-    return this.jwts.isInvalidatedNow(claims) ?? (this.jwtNear.has(claims.jti) ? false : undefined);
+    if (this.jwtNear.has(claims.jti)) return false;
+    const invalidated = this.jwts.isInvalidatedNow(claims);
+    if (invalidated === false && this.live()) this.jwtNear.keep(claims);
+    return invalidated;
   }
 
   /** Drops what a revocation names from the near caches; a gap drops everything. */

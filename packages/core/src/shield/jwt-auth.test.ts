@@ -81,6 +81,17 @@ describe('JwtAuth', () => {
     expect(auth.authenticate(ctx(jwt))).toMatchObject({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
   });
 
+  it('answers a JWT it accepted before from memory, and refuses it at once once it is upgraded or logged out with itself', async () => {
+    const upgraded = fx.jwt('player-5');
+    const loggedOut = fx.jwt('player-6');
+    for (const jwt of [upgraded, loggedOut]) expect(auth.authenticate(ctx(jwt))).toMatchObject({ ok: true });
+    await fx.sessions.upgrade(upgraded);
+    await fx.sessions.revoke(loggedOut);
+    for (const jwt of [upgraded, loggedOut]) {
+      expect(auth.authenticate(ctx(jwt))).toEqual({ ok: false, code: 'unauthorized', message: 'token refused: revoked' });
+    }
+  });
+
   it('refuses at once, on the synchronous path, every kind of invalidation', async () => {
     const memo = new Map();
     // revokeAllFor: every JWT of the principal issued up to now.
