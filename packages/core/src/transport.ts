@@ -13,7 +13,7 @@ export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-pla
 export type { EnforceResult } from './contracts/refusals.js';
 
 // a connection's credential
-export { CONNECTION_PLAN, type Admission, type Admitted } from './realtime/connection-plan.js';
+export { CONNECTION_PLAN, closeReasonOf, type Admission, type Admitted } from './realtime/connection-plan.js';
 export { authReply } from './realtime/auth-frame.js';
 export type { ConnectionContext } from './realtime/connection-context.js';
 

@@ -111,6 +111,9 @@ export class UdpTransport {
       remoteAddress: peer.address,
       credential: undefined,
       tokenInFrame: true,
+      // Shared by the gate's shield and, for a reply over budget, the sender's admission, so the
+      // datagram's token is verified once.
+      memo: new Map(),
     };
     const reply = await this.options.dispatcher.dispatch(raw, conn);
     const budget = Math.floor(requestBytes * this.options.amplificationFactor);

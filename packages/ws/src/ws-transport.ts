@@ -9,7 +9,7 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { consoleLoggerFactory, describeError, type Logger } from '@portcullis/core';
-import { bearerCredential } from '@portcullis/core/transport';
+import { bearerCredential, closeReasonOf } from '@portcullis/core/transport';
 import { WS_CLOSE } from '@portcullis/protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Heartbeat } from './heartbeat.js';
@@ -103,7 +103,7 @@ export class WebSocketTransport {
     if (token === null) return WS_ANSWERS.unauthorized.status;
     const memo = new Map<unknown, unknown>();
     const admission = await this.options.dispatcher.admit({ transport: 'ws', credential: token, clientId, remoteAddress, memo });
-    if (!admission.ok) return WS_ANSWERS[admission.code === 'unavailable' ? 'unavailable' : 'unauthorized'].status;
+    if (!admission.ok) return WS_ANSWERS[closeReasonOf(admission)].status;
     return { clientId, remoteAddress, handshake: 'done', credential: admission, memo };
   }
 

@@ -42,3 +42,16 @@ export interface Admitted {
  * ```
  */
 export type Admission = Admitted | Extract<EnforceResult, { ok: false }>;
+
+/**
+ * How a connection ends when its credential is refused: `unavailable` when the
+ * credential could not be checked (try again later), `unauthorized` otherwise.
+ *
+ * @example
+ * ```ts
+ * if (!admission.ok) return shut(closeReasonOf(admission)); // 'unauthorized' or 'unavailable'
+ * ```
+ */
+export function closeReasonOf(refusal: Extract<Admission, { ok: false }>): 'unauthorized' | 'unavailable' {
+  return refusal.code === 'unavailable' ? 'unavailable' : 'unauthorized';
+}

@@ -8,7 +8,7 @@
 import { encodeReply, parseJsonFrame, readAuthFrame, WIRE_ERROR_MESSAGES, type GateReply } from '@portcullis/protocol';
 import { authReply } from './auth-frame.js';
 import type { ConnectionContext } from './connection-context.js';
-import type { Admission, Admitted } from './connection-plan.js';
+import { closeReasonOf, type Admission, type Admitted } from './connection-plan.js';
 import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
 import { ReplySequencer } from './reply-sequencer.js';
 
@@ -118,7 +118,8 @@ export class ConnectionProtocol {
     if (this.state !== 'authenticating') return;
     if (!admission.ok) {
       this.sendText(JSON.stringify(authReply(admission)));
-      return this.shut(admission.code === 'unavailable' ? 'unavailable' : 'unauthorized', admission.code === 'unavailable' ? 'authentication unavailable' : 'authentication refused');
+      const reason = closeReasonOf(admission);
+      return this.shut(reason, reason === 'unavailable' ? 'authentication unavailable' : 'authentication refused');
     }
     if (admission !== ANONYMOUS) this.options.registry.attach(this.options.clientId, admission as Admitted);
     this.state = 'open';
