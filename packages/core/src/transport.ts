@@ -8,7 +8,7 @@
  */
 
 // credentials and shield plans
-export { bearerCredential } from './shield/bearer-credential.js';
+export { bearerCredential, bearerCredentialOf, severalAuthorizations } from './shield/bearer-credential.js';
 export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
 export type { EnforceResult } from './contracts/refusals.js';
 

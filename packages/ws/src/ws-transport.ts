@@ -9,7 +9,7 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { consoleLoggerFactory, describeError, type Logger } from '@portcullis/core';
-import { bearerCredential, closeReasonOf } from '@portcullis/core/transport';
+import { bearerCredentialOf, closeReasonOf } from '@portcullis/core/transport';
 import { WS_CLOSE } from '@portcullis/protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Heartbeat } from './heartbeat.js';
@@ -98,7 +98,7 @@ export class WebSocketTransport {
   private async authenticate(request: IncomingMessage): Promise<WebSocketPeer | UpgradeStatus> {
     const clientId = `ws-${randomUUID()}`;
     const remoteAddress = this.options.remoteAddress(request);
-    const token = bearerCredential(request.headers.authorization);
+    const token = bearerCredentialOf(request);
     if (token === undefined) return { clientId, remoteAddress, handshake: 'optional' };
     if (token === null) return WS_ANSWERS.unauthorized.status;
     const memo = new Map<unknown, unknown>();
