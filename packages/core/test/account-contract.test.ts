@@ -197,3 +197,64 @@ describe.each(backends)('$name account store', (backend) => {
     });
   }
 });
+
+describe.runIf(redisUrl !== null)('the Redis account store at start-up', () => {
+  function recordingLogger() {
+    const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }) };
+    return { logger, warnings };
+  }
+
+  async function readyTwice(url: string) {
+    const { logger, warnings } = recordingLogger();
+    const store = new RedisAccountStore({ url, keyPrefix: `test-${randomUUID()}` }, logger);
+    cleanups.push(() => store.close());
+    await store.ready();
+    await store.ready();
+    return warnings;
+  }
+
+  it('warns once that a Redis without persistence loses every account on restart', async () => {
+    const warnings = await readyTwice(redisUrl!);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.message).toMatch(/redis has no persistence .*loses every account/);
+    expect(warnings[0]!.message).toContain('svc:persistence:accounts:provider = postgres');
+  });
+
+  it('does not warn when Redis keeps an append-only file', async () => {
+    const persistent = await redisServer(true);
+    expect(await readyTwice(persistent.url)).toEqual([]);
+  });
+
+  it('says once that it cannot tell when Redis refuses CONFIG GET, and still serves', async () => {
+    const user = `accounts-${randomUUID()}`;
+    const admin = createClient({ url: redisUrl! });
+    await admin.connect();
+    await admin.sendCommand(['ACL', 'SETUSER', user, 'on', '>not-a-real-secret', '~*', '&*', '+@all', '-config']);
+    cleanups.push(async () => {
+      await admin.sendCommand(['ACL', 'DELUSER', user]);
+      await admin.close();
+    });
+    const url = new URL(redisUrl!);
+    url.username = user;
+    url.password = 'not-a-real-secret';
+    const { logger, warnings } = recordingLogger();
+    const store = new RedisAccountStore({ url: url.toString(), keyPrefix: `test-${randomUUID()}` }, logger);
+    cleanups.push(() => store.close());
+    await store.ready();
+    await store.ready();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.message).toMatch(/cannot tell whether redis persists accounts: CONFIG GET was refused/);
+    expect(JSON.stringify(warnings)).not.toContain('not-a-real-secret');
+    expect(await store.create({ username: 'ada', email: 'ada@example.com', passwordHash: hash })).toMatchObject({ username: 'ada' });
+  });
+
+  it('is warned about by registerPortcullis(...).ready() when accounts stay in a Redis cache', async () => {
+    const { logger, warnings } = recordingLogger();
+    const config = loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: Buffer.alloc(32, 3).toString('base64') }, persistence: { cache: { provider: 'redis', url: redisUrl } } } } });
+    const registration = registerPortcullis(rootContainer.createChildContainer(), { config, loggers: { create: () => logger }, stores: { keyPrefix: `test-${randomUUID()}` } });
+    cleanups.push(() => registration.close());
+    await registration.ready();
+    expect(warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/redis has no persistence/));
+  });
+});
