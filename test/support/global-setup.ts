@@ -8,41 +8,41 @@ import type { TestProject } from 'vitest/node';
 import { findPostgresBinDir, startPostgresServer } from './postgres-server.js';
 import { findRedisServerBinary, startRedisServer } from './redis-server.js';
 
-const ci = /^(?!(?:0|false|no)?$)/i.test(process.env.CI?.trim() ?? '');
-
 function warnSkipped(lines: string[]): void {
   const bar = '!'.repeat(78);
   console.warn(['', bar, ...lines.map((line) => `!! ${line.padEnd(72)} !!`), bar, ''].join('\n'));
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default async function setup(project: Pick<TestProject, 'provide'>): Promise<() => Promise<void>> {
+  const ci = /^(?!(?:0|false|no)?$)/i.test(process.env.CI?.trim() ?? '');
   const stops: Array<() => Promise<void>> = [];
-  const redisBinary = findRedisServerBinary();
-  if (redisBinary) {
-    const redis = await startRedisServer(redisBinary);
-    stops.push(() => redis.stop());
-    project.provide('redisUrl', redis.url);
-  } else {
-    if (ci) throw new Error('redis-server is required in CI: install it or set REDIS_SERVER_BIN');
-    warnSkipped(['redis-server not found: every Redis-backed test is SKIPPED in this run.', 'Install redis-server or set REDIS_SERVER_BIN; under CI this run fails.']);
-    project.provide('redisUrl', null);
-  }
-  const postgresBinDir = findPostgresBinDir();
-  if (postgresBinDir) {
-    try {
+  const stopAll = async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+  try {
+    const redisBinary = findRedisServerBinary();
+    if (redisBinary) {
+      const redis = await startRedisServer(redisBinary);
+      stops.push(() => redis.stop());
+      project.provide('redisUrl', redis.url);
+    } else {
+      if (ci) throw new Error('redis-server is required in CI: install it or set REDIS_SERVER_BIN');
+      warnSkipped(['redis-server not found: every Redis-backed test is SKIPPED in this run.', 'Install redis-server or set REDIS_SERVER_BIN; under CI this run fails.']);
+      project.provide('redisUrl', null);
+    }
+    const postgresBinDir = findPostgresBinDir();
+    if (postgresBinDir) {
       const postgres = await startPostgresServer(postgresBinDir);
       stops.push(() => postgres.destroy());
       project.provide('postgresUrl', postgres.url);
-    } catch (error) {
-      await Promise.all(stops.map((stop) => stop()));
-      throw error;
+    } else {
+      if (ci) throw new Error("PostgreSQL is required in CI: install Debian's postgresql or set POSTGRES_BIN_DIR");
+      warnSkipped(['PostgreSQL not found: every PostgreSQL-backed test is SKIPPED in this run.', 'Install postgresql or set POSTGRES_BIN_DIR; under CI this run fails.']);
+      project.provide('postgresUrl', null);
     }
-  } else {
-    if (ci) throw new Error('PostgreSQL is required in CI: install Debian\'s postgresql or set POSTGRES_BIN_DIR');
-    warnSkipped(['PostgreSQL not found: every PostgreSQL-backed test is SKIPPED in this run.', 'Install postgresql or set POSTGRES_BIN_DIR; under CI this run fails.']);
-    project.provide('postgresUrl', null);
+  } catch (error) {
+    await stopAll();
+    throw error;
   }
-  return async () => {
-    await Promise.all(stops.map((stop) => stop()));
-  };
+  return stopAll;
 }
