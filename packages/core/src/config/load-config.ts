@@ -181,6 +181,22 @@ function readSecurity(s: Section): SecurityConfig {
   return security;
 }
 
+const POSTGRES_URL = /^postgres(?:ql)?:\/\/\S+$/i;
+
+/** The accounts section; the URL is never quoted, as it usually holds a password. */
+function readAccounts(s: Section): PortcullisConfig['persistence']['accounts'] {
+  const provider = s.read('provider', oneOf('cache', 'postgres'), 'cache');
+  const url = s.read('url', text, '').trim();
+  s.done();
+  if (provider === 'postgres' && !POSTGRES_URL.test(url)) {
+    throw new ConfigError('svc:persistence:accounts:url', url === '' ? 'must be set when accounts:provider is "postgres"' : 'must be a postgres:// or postgresql:// URL');
+  }
+  if (provider === 'cache' && url !== '') {
+    throw new ConfigError('svc:persistence:accounts:provider', 'must be "postgres" when accounts:url is set (accounts would otherwise stay in the cache)');
+  }
+  return { provider, url: new Secret(url) };
+}
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !(value instanceof Secret) && !Object.isFrozen(value)) {
     for (const child of Object.values(value)) deepFreeze(child);
@@ -224,6 +240,7 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
         provider: cache.read('provider', oneOf('inmemory', 'redis'), 'inmemory'),
         url: cache.read('url', text, 'redis://127.0.0.1:6379'),
       },
+      accounts: readAccounts(persistence.child('accounts')),
     },
     errors: { format: errors.optional('format', oneOf('simple')) },
   };

@@ -88,6 +88,14 @@ export interface PortcullisConfig {
       readonly provider: 'inmemory' | 'redis';
       readonly url: string;
     };
+    /**
+     * Where accounts live: `cache` keeps them in the cache provider's store (memory or
+     * Redis), `postgres` in a PostgreSQL table. `url` is empty unless the provider is `postgres`.
+     */
+    readonly accounts: {
+      readonly provider: 'cache' | 'postgres';
+      readonly url: Secret;
+    };
   };
   readonly errors: {
     readonly format: 'simple' | undefined;
