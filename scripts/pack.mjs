@@ -11,9 +11,15 @@ import { join } from 'node:path';
 export const PACKAGES = ['protocol', 'core', 'express', 'ws', 'tcp', 'udp', 'client'];
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** @typedef {{ name: string, file: string, files: string[], size: number }} Tarball */
+
 /**
  * Packs every package into `destination` (default `<repo>/packs`) and answers
- * the tarballs' absolute paths, in dependency order. Expects a built tree (`tsc -b`).
+ * each tarball: package name, absolute path, the files it holds, its size.
+ * Expects a built tree (`tsc -b`).
+ *
+ * @param {string} [destination]
+ * @returns {Tarball[]}
  */
 export function packAll(destination = join(root, 'packs')) {
   mkdirSync(destination, { recursive: true });
@@ -21,7 +27,9 @@ export function packAll(destination = join(root, 'packs')) {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const args = ['pack', '--json', '--pack-destination', destination, ...PACKAGES.flatMap((p) => ['-w', `packages/${p}`])];
   const out = execFileSync(npm, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return JSON.parse(out).map((entry) => ({ name: entry.name, file: join(destination, entry.filename), files: entry.files.map((f) => f.path), size: entry.size }));
+  /** @type {Array<{ name: string, filename: string, size: number, files: Array<{ path: string }> }>} */
+  const packed = JSON.parse(out);
+  return packed.map((entry) => ({ name: entry.name, file: join(destination, entry.filename), files: entry.files.map((f) => f.path), size: entry.size }));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

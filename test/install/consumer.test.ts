@@ -51,7 +51,7 @@ function writeApp(name: string, type: 'module' | 'commonjs', injection: Injectio
 
 const tsx = () => join(work, 'apps', 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
-describe('the packed packages in an app outside the repository', { timeout: 120_000 }, () => {
+describe('the packed packages in an app outside the repository', { timeout: 120_000, concurrent: true }, () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'portcullis-consumer-'));
     tarballs = packAll(join(work, 'packs'));
@@ -150,7 +150,7 @@ describe('the packed packages in an app outside the repository', { timeout: 120_
     expect(result.stderr).not.toMatch(/unregistered dependency token|TypeInfo not known/);
   });
 
-  it('builds and runs the example server copied out of the repository, and its walkthrough plays through', async () => {
+  it('builds and runs the example server copied out of the repository, and its walkthrough plays through', async ({ expect }) => {
     const example = join(work, 'example');
     const server = await startServer(process.execPath, ['dist/main.js'], { cwd: example, env: cleanEnv({ PORT: '0', TCP_PORT: '0', UDP_PORT: '0' }) });
     try {

@@ -21,7 +21,14 @@ function refuse(message: string): never {
   throw new PortcullisError('invalid_request', message);
 }
 
-/** The trimmed username, or `invalid_request`. */
+/**
+ * The trimmed username, or `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * checkUsername(' ada '); // 'ada'
+ * ```
+ */
 export function checkUsername(value: unknown): string {
   if (typeof value !== 'string') refuse('username must be a string');
   const username = value.trim();
@@ -29,7 +36,14 @@ export function checkUsername(value: unknown): string {
   return username;
 }
 
-/** The trimmed email, or `invalid_request`. */
+/**
+ * The trimmed email, or `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * checkEmail(' ada@example.com '); // 'ada@example.com'
+ * ```
+ */
 export function checkEmail(value: unknown): string {
   if (typeof value !== 'string') refuse('email must be a string');
   const email = value.trim();
