@@ -20,7 +20,8 @@ const rootPackage = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'))
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** The oldest tsyringe the peer range allows: an app on it must share its one copy with portcullis. */
 const APP_TSYRINGE = '4.8.0';
-const INSTALL_TIMEOUT_MS = 150_000;
+// Generous: on a busy machine an install waits on the disk and the network, not on this test.
+const INSTALL_TIMEOUT_MS = 240_000;
 
 /** The environment of a child npm: this run's `npm_…` variables (workspace, lifecycle) would leak into it. */
 function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -79,7 +80,7 @@ describe('the packed packages in an app outside the repository', { timeout: 120_
       await mustRun(npm, ['run', 'build'], { cwd: example, env: cleanEnv() });
     };
     await Promise.all([buildApps(), buildExample()]);
-  }, INSTALL_TIMEOUT_MS + 60_000);
+  }, INSTALL_TIMEOUT_MS + 120_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -132,7 +133,7 @@ describe('the packed packages in an app outside the repository', { timeout: 120_
 
   it('under tsx without @inject, stops at start-up saying what to add, without a container trace', async () => {
     const dir = writeApp('tsx-no-inject', 'module', 'metadata');
-    const result = await runCommand(process.execPath, [tsx(), 'src/app.ts'], { cwd: dir, env: cleanEnv({ PORT: '0' }), timeoutMs: 30_000 });
+    const result = await runCommand(process.execPath, [tsx(), 'src/app.ts'], { cwd: dir, env: cleanEnv({ PORT: '0' }), timeoutMs: 60_000 });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('ApiController');
     expect(result.stderr).toContain('add @inject(Token) to each constructor parameter; see docs/installing.md');
@@ -143,7 +144,7 @@ describe('the packed packages in an app outside the repository', { timeout: 120_
     const app = join(work, 'apps', 'esm');
     const elsewhere = join(work, 'apps', 'elsewhere');
     mkdirSync(elsewhere, { recursive: true });
-    const result = await runCommand(process.execPath, [join(app, 'src', 'app.js')], { cwd: elsewhere, env: cleanEnv({ PORT: '0' }), timeoutMs: 30_000 });
+    const result = await runCommand(process.execPath, [join(app, 'src', 'app.js')], { cwd: elsewhere, env: cleanEnv({ PORT: '0' }), timeoutMs: 60_000 });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('svc:security:mode');
     expect(result.stderr).toContain(`no svc.config.json, svc.config.yaml or svc.config.yml in ${elsewhere}`);
@@ -159,7 +160,7 @@ describe('the packed packages in an app outside the repository', { timeout: 120_
       const walk = await mustRun(process.execPath, ['walkthrough.mjs'], {
         cwd: example,
         env: cleanEnv({ PORTCULLIS_URL: server.url, TCP_PORT: port('TCP'), UDP_PORT: port('UDP') }),
-        timeoutMs: 30_000,
+        timeoutMs: 60_000,
       });
       expect(walk.stdout).toMatch(/udp move: .*5/);
     } finally {

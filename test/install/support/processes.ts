@@ -7,6 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 /** What a finished command printed. */
 export interface CommandResult {
   readonly code: number | null;
+  /** True when it was killed for running past its time limit. */
+  readonly timedOut: boolean;
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -21,14 +23,18 @@ export function runCommand(command: string, args: readonly string[], options: { 
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 180_000);
     child.once('error', (error) => {
       clearTimeout(timer);
       reject(error);
     });
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, timedOut, stdout, stderr });
     });
   });
 }
@@ -37,7 +43,7 @@ export function runCommand(command: string, args: readonly string[], options: { 
 export async function mustRun(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CommandResult> {
   const result = await runCommand(command, args, options);
   if (result.code !== 0) {
-    throw new Error(`\`${[command, ...args].join(' ')}\` in ${options.cwd} exited with ${result.code}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`);
+    throw new Error(`\`${[command, ...args].join(' ')}\` in ${options.cwd} ${result.timedOut ? `was killed after ${options.timeoutMs ?? 180_000} ms` : `exited with ${result.code}`}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`);
   }
   return result;
 }
@@ -68,7 +74,7 @@ export function startServer(command: string, args: readonly string[], options: {
       void stop();
       reject(new Error(`\`${[command, ...args].join(' ')}\` in ${options.cwd} ${why}\n--- output\n${tail(output)}`));
     };
-    const timer = setTimeout(() => fail(`printed no http:// address within ${options.timeoutMs ?? 30_000} ms`), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => fail(`printed no http:// address within ${options.timeoutMs ?? 60_000} ms`), options.timeoutMs ?? 60_000);
     const onData = (chunk: string) => {
       output += chunk;
       const match = /(http:\/\/[\w.[\]:-]+:\d+)/.exec(output);
