@@ -115,6 +115,17 @@ describe('a missing registration', () => {
     expect(error.message).not.toMatch(DI_TRACE);
   });
 
+  it('blames a missing registration of the application on that registration, not on svc:security:mode', () => {
+    const SCOREBOARD = Symbol('scoreboard');
+    @injectable()
+    class Leaderboard {
+      constructor(@inject(SCOREBOARD) readonly scores: unknown) {}
+    }
+    const error = errorOf(() => resolveAtStartup(containerFor(directoryWith()), Leaderboard));
+    expect(error).not.toBeInstanceOf(ConfigError);
+    expect(error.message).toBe('Leaderboard cannot be built: nothing is registered for Symbol(scoreboard) in this container; register it before mounting');
+  });
+
   it('says registerPortcullis has not run when the container has no configuration', () => {
     const error = errorOf(() => createPortcullisApp(rootContainer.createChildContainer(), { controllers: [AuthController] }));
     expect(error.message).toBe('AuthController cannot be built: registerPortcullis(container) has not run on this container or a parent of it');

@@ -11,6 +11,8 @@ import { ConfigError, PortcullisError } from '../errors/portcullis-error.js';
 /** tsyringe's metadata key for `@inject` tokens, recorded per class. */
 const INJECTION_TOKENS = 'injectionTokens';
 const INJECT_HINT = 'add @inject(Token) to each constructor parameter; see docs/installing.md';
+/** What only `svc:security:mode = jwt` registers, as tsyringe names it when it is missing. */
+const JWT_MODE_ONLY = /^(SessionStores|Symbol\(portcullis:(account-store|captcha-verifier|IAccessTokenIssuer)\))$/;
 
 type BuildableClass = abstract new (...args: never[]) => unknown;
 
@@ -61,20 +63,20 @@ export function explainResolutionFailure(container: DependencyContainer, target:
   }
   const config = container.resolve(PORTCULLIS_CONFIG);
   const source = config.source;
-  if (config.security.mode !== 'jwt') {
+  const missing = (unknownType ?? unregistered)![1]!;
+  if (config.security.mode !== 'jwt' && JWT_MODE_ONLY.test(missing)) {
     return new ConfigError('svc:security:mode',
       `is not set, so ${target.name} cannot be built: login, sessions and accounts are registered only with mode jwt. ` +
       `Set svc:security:mode to jwt in the config file or SVC__SECURITY__MODE=jwt (settings read from: ${source})`);
   }
   if (unregistered) {
-    const token = unregistered[1]!;
-    if (token.includes('portcullis:account-store')) {
+    if (missing === 'Symbol(portcullis:account-store)') {
       return cannotBuild(target, 'no account store is registered (ACCOUNT_STORE). registerPortcullis registers one with svc:security:mode jwt; ' +
         `an application with its own user database registers its AccountStore under ACCOUNT_STORE before calling it (settings read from: ${source})`);
     }
-    return cannotBuild(target, `nothing is registered for ${token} in this container; register it before mounting`);
+    return cannotBuild(target, `nothing is registered for ${missing} in this container; register it before mounting`);
   }
-  return cannotBuild(target, `the constructor parameter types of ${unknownType![1]} are not known to tsyringe. Code run by tsx or esbuild carries no decorator metadata: ` +
+  return cannotBuild(target, `the constructor parameter types of ${missing} are not known to tsyringe. Code run by tsx or esbuild carries no decorator metadata: ` +
     `${INJECT_HINT}. With tsc, enable emitDecoratorMetadata and decorate the class; an application with two copies of tsyringe fails the same way (npm ls tsyringe)`);
 }
 
