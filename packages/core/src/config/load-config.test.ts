@@ -26,6 +26,7 @@ describe('loadConfig: defaults', () => {
   it('gives every documented setting its default', () => {
     const config = fromEnv({});
     expect(config).toEqual({
+      source: 'the tree passed to loadConfig',
       hasSecuritySection: false,
       production: false,
       security: {
@@ -81,6 +82,7 @@ describe('loadConfig: files', () => {
     expect(config.security.key?.reveal()).toBe(KEY);
     expect(config.security.accessTokenMinutes).toBe(30);
     expect(config.security.jwt.nameClaim).toBe('name');
+    expect(config.source).toBe(join(dir, 'svc.config.json'));
   });
 
   it.each(['svc.config.yaml', 'svc.config.yml'])('reads %s from the working directory', (name) => {
@@ -106,10 +108,13 @@ describe('loadConfig: files', () => {
   it('stops when SVC_CONFIG names a file that does not exist', () => {
     const err = configError(() => loadConfig({ env: { SVC_CONFIG: 'missing.json' }, cwd: dir }));
     expect(err.key).toBe('SVC_CONFIG');
+    expect(err.message).toBe(`invalid setting SVC_CONFIG: file not found: missing.json (looked in ${dir})`);
   });
 
-  it('uses the defaults when there is no file', () => {
-    expect(loadConfig({ env: {}, cwd: dir }).security.accessTokenMinutes).toBe(15);
+  it('uses the defaults when there is no file, and says where it looked', () => {
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect(config.security.accessTokenMinutes).toBe(15);
+    expect(config.source).toBe(`no svc.config.json, svc.config.yaml or svc.config.yml in ${dir}`);
   });
 
   it('lets environment variables win over the file', () => {

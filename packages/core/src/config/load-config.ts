@@ -219,8 +219,8 @@ function deepFreeze<T>(value: T): T {
  */
 export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
   const env = sources.env ?? process.env;
-  const base = sources.tree ?? readConfigFile(env, sources.cwd ?? process.cwd());
-  const tree = overlayEnvironment(base, env);
+  const file = sources.tree ? { tree: sources.tree, source: 'the tree passed to loadConfig' } : readConfigFile(env, sources.cwd ?? process.cwd());
+  const tree = overlayEnvironment(file.tree, env);
   const production = (env.NODE_ENV ?? '').trim().toLowerCase() === 'production';
   if (tree.svc !== undefined && (typeof tree.svc !== 'object' || tree.svc === null || Array.isArray(tree.svc))) {
     throw new ConfigError('svc', 'must be a section (an object)');
@@ -232,6 +232,7 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
   const cache = persistence.child('cache');
   const errors = svc.child('errors');
   const config: PortcullisConfig = {
+    source: file.source,
     hasSecuritySection,
     production,
     security,

@@ -79,6 +79,12 @@ export interface SecurityConfig {
  * ```
  */
 export interface PortcullisConfig {
+  /**
+   * Where the settings were read from, for start-up messages: the config file's
+   * path, or which files were looked for in which directory (`SVC__…` variables
+   * apply on top either way).
+   */
+  readonly source: string;
   /** True when the source had an `svc:security` section at all. */
   readonly hasSecuritySection: boolean;
   readonly production: boolean;
