@@ -65,22 +65,28 @@ export function assertLifetime(seconds: unknown): asserts seconds is number {
 }
 
 /**
- * Checks caller claims and returns a frozen own copy. Throws `invalid_request` when
- * `claims` is not a plain object, names a reserved claim, or is not JSON-serialisable.
- * Spread (not assignment) copies, so even an own `__proto__` key could not reach a prototype.
+ * Checks caller claims and returns a frozen copy of what JSON serialisation makes of them.
+ * Throws `invalid_request` when `claims` is not a plain object (prototype `Object.prototype`
+ * or `null`), has a `toJSON`, is not JSON-serialisable, or serialises to a reserved name.
+ * The reserved-name check reads the serialised copy, never the caller's object: a `toJSON`,
+ * a getter or a Proxy cannot show one set of names to the check and sign another.
  */
 export function toCustomClaims(claims: unknown): CustomClaims {
   if (claims === undefined) return NO_CLAIMS;
   if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) invalid('claims must be a plain object');
-  for (const name of Object.keys(claims)) {
-    if (RESERVED_CLAIMS.has(name)) invalid(`claim "${name}" is reserved and cannot be set by the caller`);
-  }
+  const prototype: unknown = Object.getPrototypeOf(claims);
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in claims) invalid('claims must be a plain object (prototype Object.prototype or null) without toJSON');
+  let copy: unknown;
   try {
-    JSON.stringify(claims);
+    copy = JSON.parse(JSON.stringify(claims));
   } catch {
     invalid('claims must be JSON-serialisable');
   }
-  return Object.freeze({ ...(claims as Record<string, unknown>) });
+  if (typeof copy !== 'object' || copy === null || Array.isArray(copy)) invalid('claims must be a plain object');
+  for (const name of Object.keys(copy)) {
+    if (RESERVED_CLAIMS.has(name)) invalid(`claim "${name}" is reserved and cannot be set by the caller`);
+  }
+  return Object.freeze(copy as Record<string, unknown>);
 }
 
 /** Merges two validated claim sets; `over` wins on a shared name. */

@@ -15,9 +15,9 @@ import type { TokenFailureReason } from '../errors/error-codes.js';
 import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';
 import { readHeader, type HeaderVerdict } from './jwt-header.js';
+import { decodeSignature } from './signature-segment.js';
 
 
-const HS256_SIGNATURE_LENGTH = 43;
 const HEADER_CACHE_LIMIT = 64;
 const HEADER_CACHE_MAX_SEGMENT = 256;
 
@@ -127,9 +127,8 @@ export class JwtTokenValidator implements TokenValidator {
   }
 
   #signatureMatches(signingInput: string, signature: string): boolean {
-    if (signature.length !== HS256_SIGNATURE_LENGTH) return false;
-    const expected = createHmac('sha256', this.#key).update(signingInput).digest('base64url');
-    // Comparing the canonical encodings also refuses alternative spellings of the same bytes.
-    return timingSafeEqual(Buffer.from(expected, 'latin1'), Buffer.from(signature, 'latin1'));
+    const presented = decodeSignature(signature, 'HS256');
+    if (!presented) return false;
+    return timingSafeEqual(createHmac('sha256', this.#key).update(signingInput).digest(), presented);
   }
 }
