@@ -28,7 +28,7 @@ describe('AccessTokenIssuer.issue', () => {
     vi.useFakeTimers({ now: new Date('2030-06-01T12:00:00Z') });
     const t = Date.now() / 1000;
     const { token, expiresInSeconds } = issuer.issue('player-42', { name: 'alice', level: 7 });
-    expect(decodePart(token, 0)).toEqual({ alg: 'HS256', typ: 'at+jwt' });
+    expect(decodePart(token, 0)).toEqual({ alg: 'HS256', typ: 'at+jwt', kid: key.kid });
     const payload = decodePart(token, 1);
     expect(payload).toMatchObject({ sub: 'player-42', name: 'alice', level: 7, iss: 'portcullis', aud: 'portcullis', iat: t, nbf: t, exp: t + 900 });
     expect(payload.jti).toMatch(UUID);

@@ -11,18 +11,13 @@ export const UNSUPPORTED_HEADERS: readonly string[] = Object.freeze(['crit', 'jw
 
 /** The header's verdict: acceptable (with the token type its `typ` names, if any) or a failure. */
 export type HeaderVerdict =
-  | { readonly ok: true; readonly type: JwtTokenType | undefined }
+  | { readonly ok: true; readonly type: JwtTokenType | undefined; readonly kid: string | undefined }
   | { readonly ok: false; readonly reason: TokenFailureReason };
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MALFORMED: HeaderVerdict = Object.freeze({ ok: false, reason: 'malformed' });
 const WRONG_ALGORITHM: HeaderVerdict = Object.freeze({ ok: false, reason: 'wrong_algorithm' });
 const UNSUPPORTED: HeaderVerdict = Object.freeze({ ok: false, reason: 'unsupported_header' });
-const BY_TYPE: Readonly<Record<string, HeaderVerdict>> = Object.freeze({
-  access: Object.freeze({ ok: true, type: 'access' }),
-  refresh: Object.freeze({ ok: true, type: 'refresh' }),
-  none: Object.freeze({ ok: true, type: undefined }),
-});
 
 /** `typ` is a media type: case-insensitive, and `application/` may be omitted (RFC 7515 §4.1.9). */
 function tokenType(typ: unknown): JwtTokenType | undefined {
@@ -35,9 +30,10 @@ function tokenType(typ: unknown): JwtTokenType | undefined {
 
 /**
  * Decodes a base64url header segment and applies the header rules: a JSON object,
- * `alg` exactly `HS256`, none of {@link UNSUPPORTED_HEADERS}.
+ * `alg` exactly `algorithm` (the configured one), none of {@link UNSUPPORTED_HEADERS},
+ * `kid` a string when present.
  */
-export function readHeader(segment: string): HeaderVerdict {
+export function readHeader(segment: string, algorithm: 'HS256' | 'EdDSA'): HeaderVerdict {
   if (!BASE64URL.test(segment)) return MALFORMED;
   let header: unknown;
   try {
@@ -47,7 +43,9 @@ export function readHeader(segment: string): HeaderVerdict {
   }
   if (typeof header !== 'object' || header === null || Array.isArray(header)) return MALFORMED;
   const fields = header as Record<string, unknown>;
-  if (fields.alg !== 'HS256' || !Object.hasOwn(fields, 'alg')) return WRONG_ALGORITHM;
+  if (fields.alg !== algorithm || !Object.hasOwn(fields, 'alg')) return WRONG_ALGORITHM;
   if (UNSUPPORTED_HEADERS.some((name) => Object.hasOwn(fields, name))) return UNSUPPORTED;
-  return BY_TYPE[tokenType(fields.typ) ?? 'none']!;
+  const kid = Object.hasOwn(fields, 'kid') ? fields.kid : undefined;
+  if (kid !== undefined && typeof kid !== 'string') return MALFORMED;
+  return Object.freeze({ ok: true, type: tokenType(fields.typ), kid });
 }

@@ -1,9 +1,10 @@
 /**
- * HS256 signing shared by {@link AccessTokenIssuer} and {@link JwtTokenIssuer}.
+ * Signing shared by {@link AccessTokenIssuer} and {@link JwtTokenIssuer} (HS256 or EdDSA).
  * Only the two `typ` constants are public; the rest is internal. Builds the compact JWS with
- * node:crypto directly: the header is fixed per token type, so it is encoded once.
+ * node:crypto directly: the header (`alg`, `typ`, `kid`) is fixed per token type, so it is encoded once.
  */
-import { createHmac, randomUUID, type KeyObject } from 'node:crypto';
+import { createHmac, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import type { SigningKey } from '../contracts/signing-key.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 
 /**
@@ -42,11 +43,6 @@ export const MAX_LIFETIME_SECONDS = 3650 * 24 * 60 * 60;
 export type CustomClaims = Readonly<Record<string, unknown>>;
 
 export const NO_CLAIMS: CustomClaims = Object.freeze({});
-
-const ENCODED_HEADERS: Readonly<Record<JwtTyp, string>> = {
-  [ACCESS_TOKEN_TYP]: Buffer.from(JSON.stringify({ alg: 'HS256', typ: ACCESS_TOKEN_TYP })).toString('base64url'),
-  [REFRESH_TOKEN_TYP]: Buffer.from(JSON.stringify({ alg: 'HS256', typ: REFRESH_TOKEN_TYP })).toString('base64url'),
-};
 
 function invalid(message: string): never {
   throw new PortcullisError('invalid_request', message);
@@ -104,19 +100,35 @@ export interface SignedJwt {
   readonly expiresAt: number;
 }
 
-/** Signs HS256 tokens with one key, issuer and audience. */
+const encodeHeader = (alg: string, typ: JwtTyp, kid: string) => Buffer.from(JSON.stringify({ alg, typ, kid })).toString('base64url');
+
+/** Signs tokens with the active key of a key ring (HS256 or EdDSA), with one issuer and audience. */
 export class JwtSigner {
+  readonly #key: KeyObject | undefined;
+  readonly #algorithm: SigningKey['algorithm'];
+  readonly #headers: Readonly<Record<JwtTyp, string>>;
+
   constructor(
-    private readonly key: KeyObject,
+    key: SigningKey,
     private readonly issuer: string,
     private readonly audience: string,
-  ) {}
+  ) {
+    this.#key = key.signingKeyObject;
+    this.#algorithm = key.algorithm;
+    this.#headers = {
+      [ACCESS_TOKEN_TYP]: encodeHeader(key.algorithm, ACCESS_TOKEN_TYP, key.kid),
+      [REFRESH_TOKEN_TYP]: encodeHeader(key.algorithm, REFRESH_TOKEN_TYP, key.kid),
+    };
+  }
 
   /**
    * Signs a token of type `typ`. `claims` must come from {@link toCustomClaims}; the
    * registered claims are written after them so they would win even if a check were missed.
+   * Throws `key_rejected` on a verify-only server, which holds no signing key.
    */
   sign(typ: JwtTyp, subject: string, claims: CustomClaims, lifetimeSeconds: number, familyId?: string): SignedJwt {
+    const key = this.#key;
+    if (key === undefined) throw new PortcullisError('key_rejected', 'this server is verify-only: it holds no signing key and cannot issue tokens');
     const now = Math.floor(Date.now() / 1000);
     const jti = randomUUID();
     const expiresAt = now + lifetimeSeconds;
@@ -131,8 +143,10 @@ export class JwtSigner {
       jti,
     };
     if (familyId !== undefined) payload.fam = familyId;
-    const signingInput = `${ENCODED_HEADERS[typ]}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-    const signature = createHmac('sha256', this.key).update(signingInput).digest('base64url');
+    const signingInput = `${this.#headers[typ]}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+    const signature = this.#algorithm === 'EdDSA'
+      ? cryptoSign(null, Buffer.from(signingInput), key).toString('base64url')
+      : createHmac('sha256', key).update(signingInput).digest('base64url');
     return { token: `${signingInput}.${signature}`, jti, expiresAt };
   }
 }
