@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { decodePart, setup } from '../../test/support/jwt-kit.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
@@ -110,5 +111,28 @@ describe('claims serialised are the claims checked', () => {
     const bare = Object.assign(Object.create(null) as Record<string, unknown>, { level: 3 });
     const { token } = issuer.issue('player-42', { stats: { wins: 2, tags: ['a', { b: 1 }] }, bare });
     expect(decodePart(token, 1)).toMatchObject({ stats: { wins: 2, tags: ['a', { b: 1 }] }, bare: { level: 3 } });
+  });
+});
+
+describe('header and payload segments are read in one spelling only', () => {
+  const { key } = setup();
+  const resign = (input: string) => `${input}.${createHmac('sha256', key.keyObject).update(input).digest('base64url')}`;
+  const [header, payload] = issuer.issue('player-42').token.split('.') as [string, string];
+
+  it('refuses a correctly signed token whose payload has padding, stray characters or spare bits set', () => {
+    expect(validator.validate(resign(`${header}.${payload}`)).ok).toBe(true);
+    for (const odd of [`${payload}=`, `${payload.slice(0, 10)}+${payload.slice(10)}`, `${payload.slice(0, 10)}\u0141${payload.slice(10)}`, `${payload}A`]) {
+      expect(validator.validate(resign(`${header}.${odd}`))).toEqual({ ok: false, reason: 'malformed' });
+    }
+    expect(validator.validate(resign(`${header}=.${payload}`))).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('refuses a payload that is not valid UTF-8 or starts with a byte order mark', () => {
+    const text = Buffer.from(payload, 'base64url').toString('utf8');
+    const broken = Buffer.from(text.replace('player-42', 'player-\u0000'), 'utf8');
+    broken[broken.indexOf(0)] = 0xff;
+    expect(validator.validate(resign(`${header}.${broken.toString('base64url')}`))).toEqual({ ok: false, reason: 'malformed' });
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]).toString('base64url');
+    expect(validator.validate(resign(`${header}.${bom}`))).toEqual({ ok: false, reason: 'malformed' });
   });
 });

@@ -14,10 +14,27 @@ export type HeaderVerdict =
   | { readonly ok: true; readonly type: JwtTokenType | undefined; readonly kid: string | undefined }
   | { readonly ok: false; readonly reason: TokenFailureReason };
 
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MALFORMED: HeaderVerdict = Object.freeze({ ok: false, reason: 'malformed' });
 const WRONG_ALGORITHM: HeaderVerdict = Object.freeze({ ok: false, reason: 'wrong_algorithm' });
 const UNSUPPORTED: HeaderVerdict = Object.freeze({ ok: false, reason: 'unsupported_header' });
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The JSON object a header or payload segment encodes, or undefined. Only the canonical
+ * spelling is read (Node's base64url decoder skips stray characters, so the segment must
+ * re-encode to itself), and only valid UTF-8 (a replaced byte would change the text signed).
+ */
+export function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
+  const bytes = Buffer.from(segment, 'base64url');
+  if (bytes.toString('base64url') !== segment) return undefined;
+  try {
+    const value: unknown = JSON.parse(UTF8.decode(bytes));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** `typ` is a media type: case-insensitive, and `application/` may be omitted (RFC 7515 §4.1.9). */
 function tokenType(typ: unknown): JwtTokenType | undefined {
@@ -29,20 +46,13 @@ function tokenType(typ: unknown): JwtTokenType | undefined {
 }
 
 /**
- * Decodes a base64url header segment and applies the header rules: a JSON object,
+ * Decodes a header segment (only its canonical base64url spelling) and applies the header rules: a JSON object,
  * `alg` exactly `algorithm` (the configured one), none of {@link UNSUPPORTED_HEADERS},
  * `kid` a string when present.
  */
 export function readHeader(segment: string, algorithm: 'HS256' | 'EdDSA'): HeaderVerdict {
-  if (!BASE64URL.test(segment)) return MALFORMED;
-  let header: unknown;
-  try {
-    header = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    return MALFORMED;
-  }
-  if (typeof header !== 'object' || header === null || Array.isArray(header)) return MALFORMED;
-  const fields = header as Record<string, unknown>;
+  const fields = decodeJsonObject(segment);
+  if (!fields) return MALFORMED;
   if (fields.alg !== algorithm || !Object.hasOwn(fields, 'alg')) return WRONG_ALGORITHM;
   if (UNSUPPORTED_HEADERS.some((name) => Object.hasOwn(fields, name))) return UNSUPPORTED;
   const kid = Object.hasOwn(fields, 'kid') ? fields.kid : undefined;

@@ -14,7 +14,7 @@ import type { SigningKey } from '../contracts/signing-key.js';
 import type { TokenFailureReason } from '../errors/error-codes.js';
 import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';
-import { readHeader } from './jwt-header.js';
+import { decodeJsonObject, readHeader } from './jwt-header.js';
 import { toJwks, type JsonWebKeySet } from '../key/jwks.js';
 import { decodeSignature } from './signature-segment.js';
 
@@ -36,22 +36,13 @@ function fail(reason: TokenFailureReason): Failure {
   return failure;
 }
 
-function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Validates access and refresh tokens issued by portcullis. `validate` is
  * synchronous and never throws; it answers the verified claims and the principal,
  * or the first rule the token broke, checked in this order:
  *
  * 1. `malformed`: not a string, over {@link MAX_TOKEN_LENGTH}, not three dot-separated parts,
- *    or a header that is not base64url of a JSON object;
+ *    or a header that is not the canonical base64url of a JSON object;
  * 2. `wrong_algorithm`: header `alg` is not exactly the configured `jwt:algorithm` (`HS256` by
  *    default, or `EdDSA`; so `none`, `HS512`, `RS256`, and HS256 in EdDSA mode or the reverse);
  * 3. `unsupported_header`: a `crit`, `jwk`, `jku`, `x5u`, `x5c` or `zip` header;
@@ -59,7 +50,8 @@ function decodeJsonObject(segment: string): Record<string, unknown> | undefined 
  *    against the active key only; a `kid` that is not a string is `malformed`);
  * 5. `bad_signature`: the signature segment is not the canonical base64url of a signature of
  *    the algorithm (43 characters for HS256, 86 for EdDSA), or does not verify with the key;
- * 6. `malformed`: the payload is not a JSON object;
+ * 6. `malformed`: the payload is not the canonical base64url (no padding, no stray
+ *    characters, spare bits zero) of a JSON object in valid UTF-8;
  * 7. time, with `clock-skew-seconds` of leeway: `exp` required and numeric (`missing_claim`,
  *    `malformed`, `expired`), `nbf` numeric if present (`not_yet_valid`), `iat` required and
  *    numeric, not in the future (`issued_in_future`);
@@ -122,8 +114,6 @@ export class JwtTokenValidator implements TokenValidator {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return fail('malformed');
     const firstDot = token.indexOf('.');
     const lastDot = token.lastIndexOf('.');
-    // The HMAC covers the exact text and the signature must be the canonical encoding,
-    // so only the header (cached) needs a charset check: nothing else can pass unsigned.
     if (firstDot < 1 || lastDot <= firstDot + 1 || token.indexOf('.', firstDot + 1) !== lastDot) return fail('malformed');
     const header = this.#header(token.slice(0, firstDot));
     if (!header.ok) return fail(header.reason);
