@@ -15,7 +15,7 @@ import type { TokenFailureReason } from '../errors/error-codes.js';
 import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';
 import { decodeJsonObject, readHeader } from './jwt-header.js';
-import { toJwks, type JsonWebKeySet } from '../key/jwks.js';
+import { toJwks, type JsonWebKeySet } from './jwks.js';
 import { decodeSignature } from './signature-segment.js';
 
 

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { b64url, decodePart, forge, goodClaims, setup } from '../../test/support/jwt-kit.js';
-import { loadConfig } from '../config/load-config.js';
-import type { Logger } from '../contracts/logger.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
-import { DEVELOPMENT_KEY, resolveSigningKey } from './key-guard.js';
-import { keyId } from './key-id.js';
+import { b64url, decodePart, forge, goodClaims, setup } from './support/jwt-kit.js';
+import { loadConfig } from '../src/config/load-config.js';
+import type { Logger } from '../src/contracts/logger.js';
+import { PortcullisError } from '../src/errors/portcullis-error.js';
+import { DEVELOPMENT_KEY, resolveSigningKey } from '../src/key/key-guard.js';
+import { keyId } from '../src/key/key-id.js';
 
 const OLD = randomBytes(32).toString('base64');
 const NEW = randomBytes(32).toString('base64');

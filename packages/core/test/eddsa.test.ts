@@ -2,14 +2,14 @@ import 'reflect-metadata';
 import { createHash, createHmac, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import * as jose from 'jose';
 import { describe, expect, it, vi } from 'vitest';
-import { b64url, decodePart, goodClaims, setup, TEST_KEY } from '../../test/support/jwt-kit.js';
-import { loadConfig } from '../config/load-config.js';
-import type { Logger } from '../contracts/logger.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
-import { AccessTokenIssuer } from '../jwt/access-token-issuer.js';
-import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
-import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
-import { resolveSigningKey } from './key-guard.js';
+import { b64url, decodePart, goodClaims, setup, TEST_KEY } from './support/jwt-kit.js';
+import { loadConfig } from '../src/config/load-config.js';
+import type { Logger } from '../src/contracts/logger.js';
+import { PortcullisError } from '../src/errors/portcullis-error.js';
+import { AccessTokenIssuer } from '../src/jwt/access-token-issuer.js';
+import { JwtTokenIssuer } from '../src/jwt/jwt-token-issuer.js';
+import { JwtTokenValidator } from '../src/jwt/jwt-token-validator.js';
+import { resolveSigningKey } from '../src/key/key-guard.js';
 
 const pemPair = () => {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
