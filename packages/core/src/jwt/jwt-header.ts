@@ -2,6 +2,7 @@
  * Reads a JWS protected header once, before any signature work (internal). The
  * verdict depends only on the header text, so the validator may cache it.
  */
+import { isUtf8 } from 'node:buffer';
 import type { JwtTokenType } from '../contracts/tokens.js';
 import type { TokenFailureReason } from '../errors/error-codes.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './jwt-signer.js';
@@ -18,8 +19,6 @@ const MALFORMED: HeaderVerdict = Object.freeze({ ok: false, reason: 'malformed' 
 const WRONG_ALGORITHM: HeaderVerdict = Object.freeze({ ok: false, reason: 'wrong_algorithm' });
 const UNSUPPORTED: HeaderVerdict = Object.freeze({ ok: false, reason: 'unsupported_header' });
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /**
  * The JSON object a header or payload segment encodes, or undefined. Only the canonical
  * spelling is read (Node's base64url decoder skips stray characters, so the segment must
@@ -29,7 +28,9 @@ export function decodeJsonObject(segment: string): Record<string, unknown> | und
   const bytes = Buffer.from(segment, 'base64url');
   if (bytes.toString('base64url') !== segment) return undefined;
   try {
-    const value: unknown = JSON.parse(UTF8.decode(bytes));
+    // A byte order mark survives toString as U+FEFF, which JSON.parse refuses.
+    if (!isUtf8(bytes)) return undefined;
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
