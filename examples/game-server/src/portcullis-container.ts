@@ -27,6 +27,6 @@ export async function createPortcullisContainer(config: PortcullisConfig, logger
   }
   const container = rootContainer.createChildContainer();
   const portcullis = registerPortcullis(container, { config, loggers });
-  await portcullis.stores?.ready();
+  await portcullis.ready();
   return { container, close: () => portcullis.close() };
 }

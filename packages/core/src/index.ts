@@ -45,6 +45,7 @@ export { BcryptLimiter } from './password/bcrypt-limiter.js';
 // sessions and stores
 export type { RefreshResult, RevocationEvent, UpgradeResult } from './contracts/sessions.js';
 export { TokenSessionSync } from './session/token-session-sync.js';
+export { sessionKey } from './session/session-token.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
 export { LockoutStore } from './store/lockout-store.js';
 
