@@ -2,18 +2,18 @@
  * The lockout contract, run against the memory store and the Redis backplane.
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
+import { createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
 import { normalizeAccountKey } from '../src/store/lockout-store.js';
 
 const redisUrl = inject('redisUrl');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MINUTE = 60_000;
 
-function lockoutContract(provider: ProviderName): void {
+function lockoutContract(provider: ProviderName, env: Readonly<Record<string, string>> = {}): void {
   let h: SessionHarness;
 
   beforeEach(async () => {
-    h = await createHarness({ provider, redisUrl, security: { lockout: { store: provider === 'redis' ? 'backplane' : 'memory', 'max-failures': 5 } } });
+    h = await createHarness({ provider, redisUrl, env, security: { lockout: { store: provider === 'redis' ? 'backplane' : 'memory', 'max-failures': 5 } } });
   });
   afterEach(async () => {
     vi.useRealTimers();
@@ -72,6 +72,7 @@ function lockoutContract(provider: ProviderName): void {
       const short = await createHarness({
         provider,
         redisUrl,
+        env,
         security: { lockout: { store: 'backplane', 'max-failures': 3 } },
         stores: { lockoutTimesMs: { window: 200, lock: 300 } },
       });
@@ -101,5 +102,5 @@ function lockoutContract(provider: ProviderName): void {
 
 describe('lockout contract: memory', () => lockoutContract('inmemory'));
 describe.skipIf(!redisUrl)(redisUrl ? 'lockout contract: redis backplane' : 'lockout contract: redis — SKIPPED, redis-server not found', () =>
-  lockoutContract('redis'),
+  redisTopologies().forEach((topology) => describe(topology.name, () => lockoutContract('redis', topology.env))),
 );

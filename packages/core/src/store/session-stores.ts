@@ -87,7 +87,7 @@ export function createSessionStores(config: PortcullisConfig, options: SessionSt
   let redis: RedisCacheStore | undefined;
   const useRedis = () =>
     (redis ??= new RedisCacheStore(
-      { url: config.persistence.cache.url, keyPrefix: options.keyPrefix, operationTimeoutMs: options.operationTimeoutMs, maxPendingOperations: options.maxPendingOperations },
+      { ...config.persistence.cache, keyPrefix: options.keyPrefix, operationTimeoutMs: options.operationTimeoutMs, maxPendingOperations: options.maxPendingOperations },
       logger,
     ));
   const cache = config.persistence.cache.provider === 'redis' ? useRedis() : new MemoryCacheStore(logger);
