@@ -79,7 +79,7 @@ function ping(port: number): Promise<boolean> {
     socket.setTimeout(500, () => done(false));
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+    socket.once('data', (data) => done(/^(\+PONG|-NOAUTH)/.test(data.toString())));
   });
 }
 

@@ -65,7 +65,7 @@ function spawnRedis(binary: string, args: string[]): ChildProcess {
 const BASE = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'];
 
 async function cli(redisCli: string, port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run(redisCli, ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 10_000 });
+  const { stdout } = await run(redisCli, ['-h', '127.0.0.1', '-p', String(port), '--no-auth-warning', ...args], { timeout: 10_000 });
   return stdout;
 }
 
@@ -125,7 +125,10 @@ export async function startRedisCluster(binary: string): Promise<RedisTopologySe
  * await set.stop();
  * ```
  */
-export async function startSentinelSet(binary: string, master = 'mymaster'): Promise<SentinelSet> {
+export async function startSentinelSet(binary: string, options: { readonly master?: string; readonly password?: string } = {}): Promise<SentinelSet> {
+  const master = options.master ?? 'mymaster';
+  const auth = options.password ? ['--requirepass', options.password, '--masterauth', options.password] : [];
+  const cliAuth = options.password ? ['-a', options.password] : [];
   const redisCli = findRedisCli(binary);
   if (!redisCli) throw new Error('redis-cli not found next to redis-server');
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-sentinel-'));
@@ -136,12 +139,12 @@ export async function startSentinelSet(binary: string, master = 'mymaster'): Pro
   };
   try {
     const [primaryPort, replicaPort, ...sentinelPorts] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]) as [number, number, number, number, number];
-    const primary = spawnRedis(binary, ['--port', String(primaryPort), ...BASE, '--dir', dir]);
+    const primary = spawnRedis(binary, ['--port', String(primaryPort), ...BASE, '--dir', dir, ...auth]);
     children.push(primary);
-    const replica = spawnRedis(binary, ['--port', String(replicaPort), ...BASE, '--dir', dir, '--replicaof', '127.0.0.1', String(primaryPort)]);
+    const replica = spawnRedis(binary, ['--port', String(replicaPort), ...BASE, '--dir', dir, ...auth, '--replicaof', '127.0.0.1', String(primaryPort)]);
     children.push(replica);
     await Promise.all([waitUntilAnswering(primaryPort, primary), waitUntilAnswering(replicaPort, replica)]);
-    await until('replica in sync', async () => (await cli(redisCli, replicaPort, 'info', 'replication')).includes('master_link_status:up'));
+    await until('replica in sync', async () => (await cli(redisCli, replicaPort, ...cliAuth, 'info', 'replication')).includes('master_link_status:up'));
     const sentinels = sentinelPorts.map((port) => {
       const conf = join(dir, `sentinel-${port}.conf`);
       writeFileSync(
@@ -154,6 +157,7 @@ export async function startSentinelSet(binary: string, master = 'mymaster'): Pro
           `sentinel down-after-milliseconds ${master} 1000`,
           `sentinel failover-timeout ${master} 5000`,
           `sentinel parallel-syncs ${master} 1`,
+          ...(options.password ? [`sentinel auth-pass ${master} ${options.password}`, `requirepass ${options.password}`, `sentinel sentinel-pass ${options.password}`] : []),
           '',
         ].join('\n'),
       );
@@ -164,7 +168,7 @@ export async function startSentinelSet(binary: string, master = 'mymaster'): Pro
     await Promise.all(sentinels.map(({ port, child }) => waitUntilAnswering(port, child)));
     for (const { port } of sentinels) {
       await until(`sentinel ${port} sees the set`, async () => {
-        const text = await cli(redisCli, port, 'sentinel', 'master', master);
+        const text = await cli(redisCli, port, ...cliAuth, 'sentinel', 'master', master);
         const fields = text.split('\n').map((l) => l.trim());
         const value = (name: string) => fields[fields.indexOf(name) + 1];
         return value('num-slaves') === '1' && value('num-other-sentinels') === '2';
