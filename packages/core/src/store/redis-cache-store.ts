@@ -36,10 +36,10 @@ export interface RedisCacheStoreOptions extends RedisTarget {
 const DEFAULT_MAX_PENDING_OPERATIONS = 2048;
 
 /**
- * Redis {@link CacheStore}. Keys are `<prefix>:<namespace>:{<key>}`: the hash tag is the
- * entry's own key (a token digest, a principal, a family, an account digest), so entries
- * spread over a cluster's slots and the entries of one id in different namespaces share
- * a slot. docs/fleet.md tells which operations are atomic on a cluster and why the others
+ * Redis {@link CacheStore}. Keys are `<prefix>:<namespace>:<key>`; on a cluster
+ * `<prefix>:<namespace>:{<key>}`: the hash tag is the entry's own key (a token digest, a
+ * principal, a family, an account digest), so entries spread over the cluster's slots and
+ * the entries of one id in different namespaces share a slot. docs/fleet.md tells which operations are atomic on a cluster and why the others
  * stay correct without it.
  *
  * @example
@@ -189,7 +189,8 @@ export class RedisCacheStore implements CacheStore {
   }
 
   private fullKey(ns: CacheNamespace, key: string): string {
-    return `${this.prefix}:${ns}:{${key}}`;
+    // The hash tag only on a cluster: single and sentinel keep the names they always had.
+    return this.cluster ? `${this.prefix}:${ns}:{${key}}` : `${this.prefix}:${ns}:${key}`;
   }
 
   /**

@@ -39,15 +39,17 @@ export interface RedisTarget {
 
 const topologies = new WeakMap<object, RedisTopology>();
 const closing = new WeakSet<object>();
+/** Cluster clients that finished discovering the slots (a cluster client is open before that). */
+const discovered = new WeakSet<object>();
 
 /** The topology a client of {@link openRedisClient} was made for. */
 export function topologyOf(client: RedisClient): RedisTopology {
   return topologies.get(client) ?? 'single';
 }
 
-/** Whether commands can be sent now (a cluster client has no `isReady`: it is usable once open). */
+/** Whether commands can be sent now (a cluster client has no `isReady`: it is usable once it knows the slots). */
 function usable(client: RedisClient): boolean {
-  return topologyOf(client) === 'cluster' ? client.isOpen : client.isReady;
+  return topologyOf(client) === 'cluster' ? client.isOpen && discovered.has(client) : client.isReady;
 }
 
 /** User, password and TLS of `url`, for every connection of a cluster or sentinel set; the URL is never quoted. */
@@ -109,6 +111,10 @@ export function openRedisClient(target: string | RedisTarget, logger: Logger, ro
   const client: RedisClient = base ? base.duplicate() : createFor(typeof target === 'string' ? { url: target } : target);
   const topology = topologyOf(client);
   client.setMaxListeners(32);
+  if (topology === 'cluster') {
+    client.on('connect', () => discovered.add(client));
+    client.on('disconnect', () => discovered.delete(client));
+  }
   let down = false;
   client.on('error', (error: unknown) => {
     if (down) return;
