@@ -16,6 +16,7 @@ export type { PortcullisConfig } from './contracts/portcullis-config.js';
 export { Secret } from './contracts/secret.js';
 export type { SigningKey } from './contracts/signing-key.js';
 export { resolveSigningKey } from './key/key-guard.js';
+export { UdpKeyring, udpSessionId } from './key/udp-keyring.js';
 
 // errors and logging
 export { ConfigError, PortcullisError, TokenError } from './errors/portcullis-error.js';

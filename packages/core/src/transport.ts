@@ -12,6 +12,9 @@ export { bearerCredential } from './shield/bearer-credential.js';
 export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
 export type { EnforceResult } from './contracts/refusals.js';
 
+// authenticated UDP datagrams
+export { udpMac, udpMacMatches, UdpKeyring } from './key/udp-keyring.js';
+
 // a connection's credential
 export { CONNECTION_PLAN, closeReasonOf, type Admission, type Admitted } from './realtime/connection-plan.js';
 export { authReply } from './realtime/auth-frame.js';

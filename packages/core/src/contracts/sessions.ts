@@ -14,6 +14,11 @@ export interface UpgradeResult {
   readonly refreshToken: string;
   readonly accessExpiration: Date;
   readonly refreshExpiration: Date;
+  /**
+   * The session's UDP key, 32 bytes as base64url: the MAC key of its authenticated
+   * UDP datagrams (derived by `UdpKeyring`; a refresh gives a new one).
+   */
+  readonly udpKey: string;
   /** The principal the session acts for. */
   readonly principal: Principal;
 }

@@ -141,12 +141,13 @@ export class ConnectionRegistry {
 
   /**
    * Gives a tracked connection its (one) credential, replacing any earlier one; false
-   * when unknown. The connection's memo is kept: the admission just filled it for
+   * when unknown (or for the `sid` of a UDP datagram, which is no connection's). The connection's memo is kept: the admission just filled it for
    * this credential, and entries for another credential are never reused.
    */
   attach(clientId: string, { principal, credential }: Admitted): boolean {
     const entry = this.byId.get(clientId);
-    if (!entry) return false;
+    // A datagram's sid names no connection: it stands for one datagram only.
+    if (!entry || credential.kind === 'udp-session') return false;
     this.unindex(entry);
     entry.credential = credential.token;
     entry.accepted = credential;

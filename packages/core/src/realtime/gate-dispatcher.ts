@@ -98,6 +98,7 @@ export class GateDispatcher {
     const ctx: MutableGateContext = {
       transport: conn.transport,
       credential: conn.tokenInFrame ? (typeof frame.token === 'string' ? frame.token : undefined) : conn.credential,
+      sessionId: conn.sessionId,
       clientId: conn.clientId,
       remoteAddress: conn.remoteAddress,
       portal,

@@ -14,6 +14,7 @@ import type { RefreshResult, RevocationSubscribe, UpgradeResult } from '../contr
 import type { JwtClaims } from '../contracts/tokens.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
+import { UdpKeyring } from '../key/udp-keyring.js';
 import { SessionStores } from '../store/session-stores.js';
 import { CredentialChecks } from './credential-checks.js';
 import { JwtInvalidation } from './jwt-invalidation.js';
@@ -48,6 +49,7 @@ export class TokenSessionSync {
     issuer: JwtTokenIssuer,
     stores: SessionStores,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory,
+    udpKeys: UdpKeyring,
   ) {
     const security = config.security;
     const { session, clockSkewSeconds, refreshTokenDays, accessTokenMinutes } = security;
@@ -55,7 +57,7 @@ export class TokenSessionSync {
     const pairs = new SessionPairStore(stores.cache, {
       accessMs: lifetimes?.access ?? session.accessMinutes * 60_000,
       refreshMs: lifetimes?.refresh ?? session.refreshDays * 86_400_000,
-    });
+    }, udpKeys);
     const longestJwtMs = Math.max(refreshTokenDays * 86_400_000, accessTokenMinutes * 60_000);
     const jwts = new JwtInvalidation(stores.cache, clockSkewSeconds * 1000, longestJwtMs + clockSkewSeconds * 1000);
     const bus = stores.cache.revocations;
@@ -109,6 +111,22 @@ export class TokenSessionSync {
   /** The principal of a session token if it is in this process's near cache; synchronous, never throws. */
   peek(sessionToken: string): Principal | undefined {
     return this.checks.peek(sessionToken);
+  }
+
+  /**
+   * {@link validate} for a session named by its UDP `sid` (32 hex digits), as an
+   * authenticated datagram names it once its MAC checked out: the same record and
+   * near cache, so it is refused the moment its token would be.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   */
+  validateSid(sidHex: string): Promise<Principal | undefined> {
+    return this.checks.validateSid(sidHex);
+  }
+
+  /** {@link peek} for a session named by its UDP `sid` (hex). */
+  peekSid(sidHex: string): Principal | undefined {
+    return this.checks.peekSid(sidHex);
   }
 
   /**

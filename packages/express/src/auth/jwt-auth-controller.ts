@@ -19,7 +19,7 @@ import { jsonObjectBody, requiredString } from './request-body.js';
 import type { UpgradeContext } from './upgrade-context.js';
 
 /**
- * The wire form of an upgrade (or session refresh) result.
+ * The wire form of an upgrade (or session refresh) result, with the session's `udpKey`.
  *
  * @example
  * ```ts
@@ -32,6 +32,7 @@ export function upgradeResponse(result: UpgradeResult): UpgradeResponse {
     refreshToken: result.refreshToken,
     accessExpiration: result.accessExpiration.toISOString(),
     refreshExpiration: result.refreshExpiration.toISOString(),
+    udpKey: result.udpKey,
   };
 }
 
