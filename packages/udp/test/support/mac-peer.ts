@@ -16,7 +16,11 @@ export interface SealedReply {
 }
 
 export function seal(sid: Uint8Array, key: Uint8Array, seq: bigint, request: unknown): Buffer {
-  const datagram = layUdpDatagram(sid, seq, Buffer.from(JSON.stringify(request), 'utf8'));
+  return sealBytes(sid, key, seq, Buffer.from(JSON.stringify(request), 'utf8'));
+}
+
+export function sealBytes(sid: Uint8Array, key: Uint8Array, seq: bigint, body: Uint8Array): Buffer {
+  const datagram = layUdpDatagram(sid, seq, body);
   const macAt = datagram.length - UDP_MAC_BYTES;
   datagram.set(udpMac(key, datagram.subarray(0, macAt)), macAt);
   return Buffer.from(datagram);
@@ -40,6 +44,8 @@ export async function macPeer(port: number, session: { accessToken: string; udpK
     sid,
     key,
     received,
+    /** The peer's own port, where replies arrive. */
+    port: socket.address().port,
     seal: (request: unknown, at = seq++) => seal(sid, key, at, request),
     send: (bytes: Uint8Array) => new Promise<void>((resolve) => socket.send(bytes, port, '127.0.0.1', () => resolve())),
     open,
