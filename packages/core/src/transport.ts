@@ -13,7 +13,7 @@ export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-pla
 export type { EnforceResult } from './contracts/refusals.js';
 
 // authenticated UDP datagrams
-export { udpMac, udpMacMatches, UdpKeyring } from './key/udp-keyring.js';
+export { udpMac, udpMacMatches } from './key/udp-keyring.js';
 
 // a connection's credential
 export { CONNECTION_PLAN, closeReasonOf, type Admission, type Admitted } from './realtime/connection-plan.js';

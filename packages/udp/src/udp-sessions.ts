@@ -6,7 +6,8 @@
  * used entry goes.
  */
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { udpMac, udpMacMatches, type UdpKeyring } from '@portcullis/core/transport';
+import type { UdpKeyring } from '@portcullis/core';
+import { udpMac, udpMacMatches } from '@portcullis/core/transport';
 import { layUdpDatagram, UDP_MAC_BYTES, UdpReplayWindow, type UdpDatagramParts } from '@portcullis/protocol';
 
 /**
