@@ -64,8 +64,7 @@ export function isUdpDatagram(bytes: Uint8Array): boolean {
 export function readUdpDatagram(bytes: Uint8Array): UdpDatagramParts | undefined {
   if (bytes.length < UDP_MIN_DATAGRAM_BYTES || bytes[0] !== UDP_DATAGRAM_VERSION) return undefined;
   const macAt = bytes.length - UDP_MAC_BYTES;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const seq = (BigInt(view.getUint32(1 + UDP_SID_BYTES)) << 32n) | BigInt(view.getUint32(1 + UDP_SID_BYTES + 4));
+  const seq = (BigInt(readUint32(bytes, 1 + UDP_SID_BYTES)) << 32n) | BigInt(readUint32(bytes, 1 + UDP_SID_BYTES + 4));
   return {
     sid: bytes.subarray(1, 1 + UDP_SID_BYTES),
     seq,
@@ -93,9 +92,19 @@ export function layUdpDatagram(sid: Uint8Array, seq: bigint, body: Uint8Array): 
   const datagram = new Uint8Array(UDP_HEADER_BYTES + body.length + UDP_MAC_BYTES);
   datagram[0] = UDP_DATAGRAM_VERSION;
   datagram.set(sid, 1);
-  const view = new DataView(datagram.buffer);
-  view.setUint32(1 + UDP_SID_BYTES, Number(seq >> 32n));
-  view.setUint32(1 + UDP_SID_BYTES + 4, Number(seq & 0xffff_ffffn));
+  writeUint32(datagram, 1 + UDP_SID_BYTES, Number(seq >> 32n));
+  writeUint32(datagram, 1 + UDP_SID_BYTES + 4, Number(seq & 0xffff_ffffn));
   datagram.set(body, UDP_HEADER_BYTES);
   return datagram;
+}
+
+function readUint32(bytes: Uint8Array, at: number): number {
+  return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+}
+
+function writeUint32(bytes: Uint8Array, at: number, value: number): void {
+  bytes[at] = value >>> 24;
+  bytes[at + 1] = (value >>> 16) & 0xff;
+  bytes[at + 2] = (value >>> 8) & 0xff;
+  bytes[at + 3] = value & 0xff;
 }

@@ -169,10 +169,11 @@ export class UdpTransport {
   }
 
   private async answerAuthenticated(raw: Record<string, unknown>, entry: UdpSessionEntry, peer: RemoteInfo): Promise<void> {
-    const conn: ConnectionContext = { ...peerContext(peer), credential: undefined, sessionId: entry.sidHex, memo: new Map() };
+    const conn: ConnectionContext = { ...peerContext(peer), credential: undefined, sessionId: entry.sidHex };
     // The session is checked on every datagram, whatever the gate: a revoked or replaced
     // session's datagram is answered `unauthorized` even at an unshielded gate.
-    const admission = await this.options.dispatcher.admit(conn);
+    const decided = this.options.dispatcher.admit(conn);
+    const admission = decided instanceof Promise ? await decided : decided;
     const reply: GateReply = admission.ok ? await this.options.dispatcher.dispatch(raw, conn) : errorReply(raw.id as number, closeReasonOf(admission));
     this.socket.send(this.sessions!.seal(entry, Buffer.from(encodeReply(reply), 'utf8')), peer.port, peer.address, this.sent);
   }
