@@ -5,17 +5,59 @@
  * free of Node built-ins.
  */
 
-/** Byte 0 of an authenticated datagram. A JSON datagram starts with `{` (0x7b). */
+/**
+ * Byte 0 of an authenticated datagram. A JSON datagram starts with `{` (0x7b).
+ *
+ * @example
+ * ```ts
+ * if (message[0] === UDP_DATAGRAM_VERSION) openSealed(message);
+ * ```
+ */
 export const UDP_DATAGRAM_VERSION = 0x01;
-/** Bytes of the session id (`sid`): the first 16 bytes of SHA-256(session access token). */
+/**
+ * Bytes of the session id (`sid`): the first 16 bytes of SHA-256(session access token).
+ *
+ * @example
+ * ```ts
+ * const sid = sha256(accessToken).subarray(0, UDP_SID_BYTES);
+ * ```
+ */
 export const UDP_SID_BYTES = 16;
-/** Bytes of the sequence number: unsigned 64-bit big-endian. */
+/**
+ * Bytes of the sequence number: unsigned 64-bit big-endian.
+ *
+ * @example
+ * ```ts
+ * view.setBigUint64(1 + UDP_SID_BYTES, seq); // UDP_SEQ_BYTES bytes
+ * ```
+ */
 export const UDP_SEQ_BYTES = 8;
-/** Bytes of the MAC: the first 16 bytes of HMAC-SHA256(udpKey, everything before it). */
+/**
+ * Bytes of the MAC: the first 16 bytes of HMAC-SHA256(udpKey, everything before it).
+ *
+ * @example
+ * ```ts
+ * const signed = datagram.subarray(0, datagram.length - UDP_MAC_BYTES);
+ * ```
+ */
 export const UDP_MAC_BYTES = 16;
-/** Bytes before the JSON body: version, sid, sequence number (25). */
+/**
+ * Bytes before the JSON body: version, sid, sequence number (25).
+ *
+ * @example
+ * ```ts
+ * const body = datagram.subarray(UDP_HEADER_BYTES, datagram.length - UDP_MAC_BYTES);
+ * ```
+ */
 export const UDP_HEADER_BYTES = 1 + UDP_SID_BYTES + UDP_SEQ_BYTES;
-/** The smallest well-formed datagram: header and MAC around an empty body (41 bytes). */
+/**
+ * The smallest well-formed datagram: header and MAC around an empty body (41 bytes).
+ *
+ * @example
+ * ```ts
+ * const room = maxDatagramBytes - UDP_MIN_DATAGRAM_BYTES; // bytes left for the JSON body
+ * ```
+ */
 export const UDP_MIN_DATAGRAM_BYTES = UDP_HEADER_BYTES + UDP_MAC_BYTES;
 
 /**

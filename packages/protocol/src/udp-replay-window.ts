@@ -3,7 +3,14 @@
  * seen and a 64-bit mask of which of the 64 numbers up to it were seen.
  */
 
-/** Sequence numbers the window remembers below the newest (64). */
+/**
+ * Sequence numbers the window covers, the newest included (64).
+ *
+ * @example
+ * ```ts
+ * const tooOld = newest - seq >= BigInt(UDP_REPLAY_WINDOW);
+ * ```
+ */
 export const UDP_REPLAY_WINDOW = 64;
 
 const MASK = (1n << 64n) - 1n;

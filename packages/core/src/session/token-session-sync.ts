@@ -122,6 +122,10 @@ export class TokenSessionSync {
    * near cache, so it is refused the moment its token would be.
    *
    * @throws PortcullisError `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * const principal = sessions.peekSid(sidHex) ?? (await sessions.validateSid(sidHex));
+   * ```
    */
   validateSid(sidHex: string): Promise<Principal | undefined> {
     return this.checks.validateSid(sidHex);
