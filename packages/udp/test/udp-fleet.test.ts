@@ -47,7 +47,7 @@ describe.skipIf(!redisUrl)('authenticated UDP across a fleet on Redis', () => {
 
   it('keeps nothing in Redis that gives the UDP key: no key or value holds it, in any encoding', async () => {
     const session = await serverB.sessions.upgrade(serverB.jwt('trent'));
-    const udpKey = Buffer.from(session.udpKey, 'base64url');
+    const udpKey = Buffer.from(session.udpKey!, 'base64url');
     const admin = createClient({ url: redisUrl! });
     await admin.connect();
     try {

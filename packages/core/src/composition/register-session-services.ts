@@ -31,7 +31,7 @@ export function registerSessionServices(container: DependencyContainer, options:
   const stores = createSessionStores(config, { loggers: container.resolve(LOGGER_FACTORY), ...options });
   container.register(SessionStores, { useValue: stores });
   if (!container.isRegistered(UdpKeyring, true)) {
-    container.register(UdpKeyring, { useFactory: instanceCachingFactory((c) => new UdpKeyring(c.resolve(SIGNING_KEY).keyObject)) });
+    container.register(UdpKeyring, { useFactory: instanceCachingFactory((c) => UdpKeyring.of(c.resolve(SIGNING_KEY))) });
   }
   container.registerSingleton(TokenSessionSync);
   container.registerSingleton(LockoutStore);

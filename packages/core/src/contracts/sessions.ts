@@ -16,9 +16,10 @@ export interface UpgradeResult {
   readonly refreshExpiration: Date;
   /**
    * The session's UDP key, 32 bytes as base64url: the MAC key of its authenticated
-   * UDP datagrams (derived by `UdpKeyring`; a refresh gives a new one).
+   * UDP datagrams (derived by `UdpKeyring`; a refresh gives a new one). Absent on a
+   * verify-only server, which holds no secret to derive it from.
    */
-  readonly udpKey: string;
+  readonly udpKey?: string;
   /** The principal the session acts for. */
   readonly principal: Principal;
 }
@@ -43,13 +44,13 @@ export type RefreshResult =
  *
  * @example
  * ```ts
- * const event: CredentialsRevoked = { kind: 'revoked', sessionTokens: [token], jtis: [] };
+ * const event: CredentialsRevoked = { kind: 'revoked', sessionKeys: [sessionKey(token)], jtis: [] };
  * ```
  */
 export interface CredentialsRevoked {
   readonly kind: 'revoked';
-  /** Session access tokens that stopped working. */
-  readonly sessionTokens: readonly string[];
+  /** Session access tokens that stopped working, each as its `sessionKey` (SHA-256 digest): no event carries a token. */
+  readonly sessionKeys: readonly string[];
   /** `jti`s of JWTs that stopped working (upgrade, logout with a JWT, family revocation): one event per upgrade. */
   readonly jtis: readonly string[];
   /** Login family ids revoked (logout with a JWT, refresh-token reuse): every JWT of those logins stopped working. */
@@ -78,7 +79,7 @@ export interface RevocationGap {
  * ```ts
  * sessions.onRevocation((event: RevocationEvent) => {
  *   if (event.kind === 'gap') return resync();
- *   event.sessionTokens.forEach(closeSocketsHolding);
+ *   event.sessionKeys.forEach(closeSocketsHoldingKey);
  * });
  * ```
  */

@@ -5,6 +5,8 @@
  */
 import { createHash, createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { UDP_MAC_BYTES, UDP_SID_BYTES } from '@portcullis/protocol';
+import type { SigningKey } from '../contracts/signing-key.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
 
 /** What a signing key is turned into before it derives UDP keys (a key is used for one purpose only). */
 const SECRET_LABEL = 'portcullis:udp-secret';
@@ -66,8 +68,32 @@ export class UdpKeyring {
    * @param active - bytes (or secret `KeyObject`) of the signing key that makes new UDP keys.
    * @param previous - keys that no longer sign but whose sessions' UDP keys still verify.
    */
-  constructor(active: KeyObject | Uint8Array, previous: readonly (KeyObject | Uint8Array)[] = []) {
-    this.#secrets = [active, ...previous].map((key) => createHmac('sha256', key).update(SECRET_LABEL, 'utf8').digest());
+  constructor(active: KeyObject | Uint8Array | undefined, previous: readonly (KeyObject | Uint8Array)[] = []) {
+    this.#secrets = (active === undefined ? [] : [active, ...previous]).map((key) => createHmac('sha256', key).update(SECRET_LABEL, 'utf8').digest());
+  }
+
+  /**
+   * The keyring of a server's signing keys. HS256: the active key makes UDP keys and every
+   * previous key still verifies them. EdDSA: the private key's PKCS#8 bytes make them (a
+   * public key holds no secret, so a rotation gives older sessions new UDP keys at their
+   * next refresh). A verify-only server holds no secret: its keyring makes no key and
+   * verifies none.
+   *
+   * @example
+   * ```ts
+   * const keyring = UdpKeyring.of(container.resolve(SIGNING_KEY));
+   * ```
+   */
+  static of(key: SigningKey): UdpKeyring {
+    const signing = key.signingKeyObject;
+    if (signing === undefined) return new UdpKeyring(undefined);
+    if (key.algorithm === 'EdDSA') return new UdpKeyring(signing.export({ format: 'der', type: 'pkcs8' }));
+    return new UdpKeyring(signing, [...key.verificationKeys.values()].filter((verifying) => !verifying.equals(signing)));
+  }
+
+  /** True when this server can make and check UDP keys (it holds a signing secret). */
+  get canDerive(): boolean {
+    return this.#secrets.length > 0;
   }
 
   /**
@@ -83,9 +109,15 @@ export class UdpKeyring {
     return this.keyFor(udpSessionId(accessToken)).toString('base64url');
   }
 
-  /** The 32-byte UDP key of a `sid`, made with the active signing key. */
+  /**
+   * The 32-byte UDP key of a `sid`, made with the active signing key.
+   *
+   * @throws PortcullisError `key_rejected` on a verify-only server (see {@link canDerive}).
+   */
   keyFor(sid: Uint8Array): Buffer {
-    return derive(this.#secrets[0]!, sid);
+    const secret = this.#secrets[0];
+    if (secret === undefined) throw new PortcullisError('key_rejected', 'this server holds no signing secret to derive UDP keys from (verify-only)');
+    return derive(secret, sid);
   }
 
   /** The UDP keys a datagram of this `sid` may carry: the active signing key's first, then each previous key's. */

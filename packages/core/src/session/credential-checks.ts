@@ -2,7 +2,6 @@ import { isSessionToken } from '@portcullis/protocol';
 import type { Principal } from '../contracts/principal.js';
 import type { RevocationEvent } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
-import { udpSessionId } from '../key/udp-keyring.js';
 import { CoalescedLookups } from './coalesced-lookups.js';
 import type { JwtInvalidation } from './jwt-invalidation.js';
 import { JwtNearCache } from './jwt-near-cache.js';
@@ -145,10 +144,11 @@ export class CredentialChecks {
       return;
     }
     // A JWT-only event (upgrade, JWT logout) revokes no session: session reads in flight may still be cached.
-    if (event.sessionTokens.length > 0 || event.principalId !== undefined) this.generation++;
-    for (const token of event.sessionTokens) {
-      this.near.drop(token);
-      if (this.nearBySid.size > 0) this.nearBySid.drop(udpSessionId(token).toString('hex'));
+    if (event.sessionKeys.length > 0 || event.principalId !== undefined) this.generation++;
+    for (const key of event.sessionKeys) {
+      this.near.dropAlias(key);
+      // A session's UDP sid is the first 16 bytes of the same digest its key spells.
+      if (this.nearBySid.size > 0) this.nearBySid.drop(Buffer.from(key, 'base64url').toString('hex', 0, 16));
     }
     for (const jti of event.jtis) this.jwtNear.drop(jti);
     for (const fam of event.families ?? []) this.jwtNear.dropFamily(fam);

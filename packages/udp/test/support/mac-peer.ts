@@ -26,7 +26,8 @@ export function sealBytes(sid: Uint8Array, key: Uint8Array, seq: bigint, body: U
   return Buffer.from(datagram);
 }
 
-export async function macPeer(port: number, session: { accessToken: string; udpKey: string }) {
+export async function macPeer(port: number, session: { accessToken: string; udpKey?: string | undefined }) {
+  if (session.udpKey === undefined) throw new Error('the session came without a udpKey');
   const socket = createSocket('udp4');
   const received: Buffer[] = [];
   socket.on('message', (message) => received.push(message));
