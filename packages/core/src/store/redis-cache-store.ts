@@ -138,14 +138,26 @@ export class RedisCacheStore implements CacheStore {
     });
   }
 
-  increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number> {
+  increment(ns: CacheNamespace, key: string, windowMs: number, by = 1): Promise<number> {
     return this.run(async () => {
       const full = this.fullKey(ns, key);
       const ms = Math.max(1, Math.ceil(windowMs));
-      // Counters are raw integers (INCR needs them) and are never read through keyv.
-      const replies = await this.client.multi().set(full, '0', { expiration: { type: 'PX', value: ms }, condition: 'NX' }).incr(full).exec();
+      // Counters are raw integers (INCRBY needs them) and are never read through keyv.
+      const replies = await this.client.multi().set(full, '0', { expiration: { type: 'PX', value: ms }, condition: 'NX' }).incrBy(full, by).exec();
       return Number(replies[1]);
     });
+  }
+
+  counter(ns: CacheNamespace, key: string): Promise<{ count: number; remainingMs: number }> {
+    return this.run(async () => {
+      const full = this.fullKey(ns, key);
+      const [count, ttl] = await this.client.multi().get(full).pTTL(full).exec();
+      return { count: Number(count ?? 0) || 0, remainingMs: Math.max(0, Number(ttl)) };
+    });
+  }
+
+  expire(ns: CacheNamespace, key: string, ttlMs: number): Promise<boolean> {
+    return this.run(async () => Number(await this.client.pExpire(this.fullKey(ns, key), Math.max(1, Math.ceil(ttlMs)))) === 1);
   }
 
   remainingMs(ns: CacheNamespace, key: string): Promise<number> {
