@@ -4,7 +4,8 @@
 import 'reflect-metadata';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { addressBucket } from '../src/store/address-bucket.js';
-import { normalizeAccountKey, type LockoutStore } from '../src/store/lockout-store.js';
+import type { LockoutStore } from '@portcullis/core';
+import { normalizeAccountKey } from '../src/store/lockout-store.js';
 import { createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
