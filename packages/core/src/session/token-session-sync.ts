@@ -53,10 +53,11 @@ export class TokenSessionSync {
     const security = config.security;
     const { session, clockSkewSeconds, refreshTokenDays, accessTokenMinutes } = security;
     const lifetimes = stores.options.sessionLifetimesMs;
-    const pairs = new SessionPairStore(stores.cache, {
-      accessMs: lifetimes?.access ?? session.accessMinutes * 60_000,
-      refreshMs: lifetimes?.refresh ?? session.refreshDays * 86_400_000,
-    });
+    const pairs = new SessionPairStore(
+      stores.cache,
+      { accessMs: lifetimes?.access ?? session.accessMinutes * 60_000, refreshMs: lifetimes?.refresh ?? session.refreshDays * 86_400_000 },
+      session.maxPerPrincipal,
+    );
     const skewMs = clockSkewSeconds * 1000;
     // A login's tokens (derived ones included) live at most longestLoginTokenSeconds; a principal's
     // may come from AccessTokenIssuer.issue with any lifetime up to MAX_LIFETIME_SECONDS.

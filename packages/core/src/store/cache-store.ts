@@ -97,6 +97,8 @@ export interface CacheStore {
   write(writes: readonly CacheWrite[]): Promise<void>;
   /** Reads and deletes a set in one step. */
   takeMembers(ns: CacheNamespace, key: string): Promise<string[]>;
+  /** Reads a set (empty when absent). */
+  members(ns: CacheNamespace, key: string): Promise<string[]>;
   /**
    * Atomically adds `by` (default 1; may be negative) to a counter that starts a `windowMs`
    * TTL when created; answers the new count. An existing counter keeps its TTL.

@@ -101,6 +101,11 @@ export class MemoryCacheStore implements CacheStore {
     return members ? [...members] : [];
   }
 
+  async members(ns: CacheNamespace, key: string): Promise<string[]> {
+    const members = this.entry(ns, key)?.value as Set<string> | undefined;
+    return members ? [...members] : [];
+  }
+
   async increment(ns: CacheNamespace, key: string, windowMs: number, by = 1): Promise<number> {
     const entry = this.entry(ns, key);
     if (!entry) {
