@@ -3,7 +3,7 @@
  */
 import { AccessTokenIssuer, Authorize, JwtShield } from '@portcullis/core';
 import { Controller, Get, Post, clientIp, getPrincipal, principalId, principalName } from '@portcullis/express';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { injectable } from 'tsyringe';
 
 /** Lifetime of the tokens `POST /api/token` hands out. */
@@ -31,7 +31,8 @@ export class ApiController {
 
   @JwtShield
   @Post('/token')
-  token(req: Request) {
+  token(req: Request, res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
     const name = principalName(req);
     // Within the caller's login: its logout (or deletion) ends this token and its sessions too.
     const issued = this.tokens.issueForLogin(getPrincipal(req)!, name === undefined ? {} : { name }, SHORT_TOKEN_SECONDS);

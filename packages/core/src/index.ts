@@ -43,6 +43,7 @@ export { BcryptLimiter } from './password/bcrypt-limiter.js';
 // sessions and stores
 export type { RefreshResult, RevocationEvent, UpgradeResult } from './contracts/sessions.js';
 export { TokenSessionSync } from './session/token-session-sync.js';
+export { sessionKey } from './session/session-token.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
 export { LockoutStore, type AttemptClaim, type LockoutStatus } from './store/lockout-store.js';
 

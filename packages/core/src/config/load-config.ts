@@ -37,6 +37,12 @@ const integer = (min: number, max: number): Reader<number> => (value, key) => {
   return n;
 };
 
+const decimal = (min: number, max: number): Reader<number> => (value, key) => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n < min || n > max) throw new ConfigError(key, `must be a number from ${min} to ${max}, got ${describe(value)}`);
+  return n;
+};
+
 const boolean: Reader<boolean> = (value, key) => {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
@@ -124,6 +130,9 @@ function readCaptcha(s: Section): SecurityConfig['captcha'] {
     siteKey: section.read('site-key', text, ''),
     secretKey: new Secret(section.read('secret-key', text, '')),
     verifyUrl: section.read('verify-url', text, provider ? CAPTCHA_VERIFY_URLS[provider] : ''),
+    expectedHostname: section.read('expected-hostname', text, '').trim().toLowerCase(),
+    expectedAction: section.read('expected-action', text, '').trim(),
+    minScore: section.optional('min-score', decimal(0, 1)),
   };
   section.done();
   if (!captcha.secretKey.isEmpty && !provider) {
@@ -174,6 +183,22 @@ function readSecurity(s: Section): SecurityConfig {
   return security;
 }
 
+const POSTGRES_URL = /^postgres(?:ql)?:\/\/\S+$/i;
+
+/** The accounts section; the URL is never quoted, as it usually holds a password. */
+function readAccounts(s: Section): PortcullisConfig['persistence']['accounts'] {
+  const provider = s.read('provider', oneOf('cache', 'postgres'), 'cache');
+  const url = s.read('url', text, '').trim();
+  s.done();
+  if (provider === 'postgres' && !POSTGRES_URL.test(url)) {
+    throw new ConfigError('svc:persistence:accounts:url', url === '' ? 'must be set when accounts:provider is "postgres"' : 'must be a postgres:// or postgresql:// URL');
+  }
+  if (provider === 'cache' && url !== '') {
+    throw new ConfigError('svc:persistence:accounts:provider', 'must be "postgres" when accounts:url is set (accounts would otherwise stay in the cache)');
+  }
+  return { provider, url: new Secret(url) };
+}
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !(value instanceof Secret) && !Object.isFrozen(value)) {
     for (const child of Object.values(value)) deepFreeze(child);
@@ -196,8 +221,8 @@ function deepFreeze<T>(value: T): T {
  */
 export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
   const env = sources.env ?? process.env;
-  const base = sources.tree ?? readConfigFile(env, sources.cwd ?? process.cwd());
-  const tree = overlayEnvironment(base, env);
+  const file = sources.tree ? { tree: sources.tree, source: 'the tree passed to loadConfig' } : readConfigFile(env, sources.cwd ?? process.cwd());
+  const tree = overlayEnvironment(file.tree, env);
   const production = (env.NODE_ENV ?? '').trim().toLowerCase() === 'production';
   if (tree.svc !== undefined && (typeof tree.svc !== 'object' || tree.svc === null || Array.isArray(tree.svc))) {
     throw new ConfigError('svc', 'must be a section (an object)');
@@ -209,6 +234,7 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
   const cache = persistence.child('cache');
   const errors = svc.child('errors');
   const config: PortcullisConfig = {
+    source: file.source,
     hasSecuritySection,
     production,
     security,
@@ -217,6 +243,7 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
         provider: cache.read('provider', oneOf('inmemory', 'redis'), 'inmemory'),
         url: cache.read('url', text, 'redis://127.0.0.1:6379'),
       },
+      accounts: readAccounts(persistence.child('accounts')),
     },
     errors: { format: errors.optional('format', oneOf('simple')) },
   };

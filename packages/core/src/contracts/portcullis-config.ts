@@ -54,6 +54,12 @@ export interface SecurityConfig {
     readonly secretKey: Secret;
     /** The provider's verify endpoint unless overridden (tests, self-hosting). */
     readonly verifyUrl: string;
+    /** When set, the provider's `hostname` must equal it (lower-cased); '' checks nothing. */
+    readonly expectedHostname: string;
+    /** When set, the provider's `action` must equal it; '' checks nothing. */
+    readonly expectedAction: string;
+    /** When set, the provider's `score` must be a number at least this (0.0–1.0). */
+    readonly minScore: number | undefined;
   };
   readonly session: {
     readonly accessMinutes: number;
@@ -77,6 +83,12 @@ export interface SecurityConfig {
  * ```
  */
 export interface PortcullisConfig {
+  /**
+   * Where the settings were read from, for start-up messages: the config file's
+   * path, or which files were looked for in which directory (`SVC__…` variables
+   * apply on top either way).
+   */
+  readonly source: string;
   /** True when the source had an `svc:security` section at all. */
   readonly hasSecuritySection: boolean;
   readonly production: boolean;
@@ -85,6 +97,14 @@ export interface PortcullisConfig {
     readonly cache: {
       readonly provider: 'inmemory' | 'redis';
       readonly url: string;
+    };
+    /**
+     * Where accounts live: `cache` keeps them in the cache provider's store (memory or
+     * Redis), `postgres` in a PostgreSQL table. `url` is empty unless the provider is `postgres`.
+     */
+    readonly accounts: {
+      readonly provider: 'cache' | 'postgres';
+      readonly url: Secret;
     };
   };
   readonly errors: {
