@@ -32,13 +32,17 @@ describe('loadConfig: defaults', () => {
       security: {
         mode: undefined,
         key: undefined,
+        previousKeys: [],
+        signingKey: undefined,
+        previousPublicKeys: [],
+        publicKey: undefined,
         minKeyBytes: 32,
         accessTokenMinutes: 15,
         refreshTokenDays: 7,
         issuer: 'portcullis',
         audience: 'portcullis',
         clockSkewSeconds: 30,
-        jwt: { mapInboundClaims: true, nameClaim: '' },
+        jwt: { algorithm: 'HS256', verifyOnly: false, mapInboundClaims: true, nameClaim: '' },
         password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024 },
         lockout: { store: 'memory', maxFailures: 5, ipMaxFailures: 50, windowMinutes: 15, lockMinutes: 15 },
         captcha: { provider: undefined, siteKey: '', secretKey: expect.any(Secret), verifyUrl: '', expectedHostname: '', expectedAction: '', minScore: undefined },
@@ -166,7 +170,7 @@ describe('loadConfig: environment variables', () => {
       SVC__ERRORS__FORMAT: 'Simple',
     });
     expect(config.security.accessTokenMinutes).toBe(20);
-    expect(config.security.jwt).toEqual({ mapInboundClaims: false, nameClaim: 'name' });
+    expect(config.security.jwt).toEqual({ algorithm: 'HS256', verifyOnly: false, mapInboundClaims: false, nameClaim: 'name' });
     expect(config.security.password.workFactor).toBe(12);
     expect(config.errors.format).toBe('simple');
   });

@@ -154,18 +154,52 @@ function readSession(s: Section): SecurityConfig['session'] {
   return session;
 }
 
+const algorithm: Reader<'HS256' | 'EdDSA'> = (value, key) => (oneOf('hs256', 'eddsa')(value, key) === 'eddsa' ? 'EdDSA' : 'HS256');
+
+/** A JSON/YAML list, or comma-separated text (the environment's spelling); empty entries are dropped. */
+const list: Reader<string[]> = (value, key) => {
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
+  if (!items || items.some((item) => typeof item !== 'string')) throw new ConfigError(key, `must be a list of strings or comma-separated text, got ${describe(value)}`);
+  return (items as string[]).map((item) => item.trim()).filter((item) => item.length > 0);
+};
+
+/** PEM text; a literal `\n` (how one-line environment values carry newlines) stands for a newline. */
+const pem: Reader<string> = (value, key) => text(value, key).replace(/\\n/g, '\n').trim();
+
 function readJwt(s: Section): SecurityConfig['jwt'] {
   const section = s.child('jwt');
-  const jwt = { mapInboundClaims: section.read('map-inbound-claims', boolean, true), nameClaim: section.read('name-claim', text, '') };
+  const jwt = {
+    algorithm: section.read('algorithm', algorithm, 'HS256'),
+    verifyOnly: section.read('verify-only', boolean, false),
+    mapInboundClaims: section.read('map-inbound-claims', boolean, true),
+    nameClaim: section.read('name-claim', text, ''),
+  };
   section.done();
   return jwt;
 }
 
-function readSecurity(s: Section): SecurityConfig {
+/** The keys of `svc:security`: the HMAC keys, or the Ed25519 keys of EdDSA mode. */
+function readKeys(s: Section, jwt: SecurityConfig['jwt']) {
   const keyText = s.optional('key', text);
+  const signingKey = s.optional('signing-key', pem);
+  const keys = {
+    key: keyText === undefined ? undefined : new Secret(keyText.trim()),
+    previousKeys: s.read('previous-keys', list, []).map((k) => new Secret(k)),
+    signingKey: signingKey === undefined ? undefined : new Secret(signingKey),
+    previousPublicKeys: s.read('previous-public-keys', list, []).map((k) => pem(k, 'svc:security:previous-public-keys')),
+    publicKey: s.optional('public-key', pem),
+  };
+  if (jwt.verifyOnly && jwt.algorithm !== 'EdDSA') throw new ConfigError('svc:security:jwt:verify-only', 'requires jwt:algorithm EdDSA (an HMAC key can always mint tokens)');
+  if (jwt.verifyOnly && keys.signingKey !== undefined) throw new ConfigError('svc:security:signing-key', 'must not be set on a verify-only server (jwt:verify-only is true)');
+  if (jwt.verifyOnly && keys.publicKey === undefined) throw new ConfigError('svc:security:public-key', 'is required when jwt:verify-only is true');
+  return keys;
+}
+
+function readSecurity(s: Section): SecurityConfig {
+  const jwt = readJwt(s);
   const security: SecurityConfig = {
     mode: s.optional('mode', oneOf('jwt')),
-    key: keyText === undefined ? undefined : new Secret(keyText.trim()),
+    ...readKeys(s, jwt),
     // RFC 7518 §3.2: an HS256 key MUST be at least 256 bits, so the floor is not configurable.
     minKeyBytes: s.read('min-key-bytes', integer(32, 1024), 32),
     accessTokenMinutes: s.read('access-token-minutes', integer(1, 525_600), 15),
@@ -173,7 +207,7 @@ function readSecurity(s: Section): SecurityConfig {
     issuer: s.read('issuer', text, 'portcullis'),
     audience: s.read('audience', text, 'portcullis'),
     clockSkewSeconds: s.read('clock-skew-seconds', integer(0, 3600), 30),
-    jwt: readJwt(s),
+    jwt,
     password: readPassword(s),
     lockout: readLockout(s),
     captcha: readCaptcha(s),

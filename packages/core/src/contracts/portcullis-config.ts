@@ -24,6 +24,14 @@ export interface SecurityConfig {
   readonly mode: 'jwt' | undefined;
   /** base64 text of the HMAC key, wrapped so it never prints; undefined when unset. */
   readonly key: Secret | undefined;
+  /** base64 HMAC keys that still verify (HS256) but never sign; empty by default. */
+  readonly previousKeys: readonly Secret[];
+  /** PKCS#8 PEM Ed25519 private key tokens are signed with (EdDSA). */
+  readonly signingKey: Secret | undefined;
+  /** SPKI PEM Ed25519 public keys that still verify (EdDSA); empty by default. */
+  readonly previousPublicKeys: readonly string[];
+  /** SPKI PEM Ed25519 public key a verify-only server checks tokens without `kid` against. */
+  readonly publicKey: string | undefined;
   readonly minKeyBytes: number;
   readonly accessTokenMinutes: number;
   readonly refreshTokenDays: number;
@@ -31,6 +39,10 @@ export interface SecurityConfig {
   readonly audience: string;
   readonly clockSkewSeconds: number;
   readonly jwt: {
+    /** The one algorithm tokens are signed and verified with. */
+    readonly algorithm: 'HS256' | 'EdDSA';
+    /** EdDSA only: this server holds public keys alone and can mint no token. */
+    readonly verifyOnly: boolean;
     readonly mapInboundClaims: boolean;
     readonly nameClaim: string;
   };

@@ -5,7 +5,7 @@
 import {
   JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
   TokenSessionSync,
-  type Account, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
+  type Account, type JsonWebKeySet, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
 import { checkEmail, checkUsername, shieldPlan } from '@portcullis/core/transport';
 import type { LoginResponse, UpgradeResponse } from '@portcullis/protocol';
@@ -14,7 +14,7 @@ import { inject } from 'tsyringe';
 import { clientIp } from '../http/client-address.js';
 import { authContextOf } from '../http/request-auth.js';
 import { Controller } from '../routing/controller.decorator.js';
-import { Post } from '../routing/route.decorators.js';
+import { Get, Post } from '../routing/route.decorators.js';
 import { jsonObjectBody, requiredString } from './request-body.js';
 import type { UpgradeContext } from './upgrade-context.js';
 
@@ -212,6 +212,17 @@ export abstract class JwtAuthController {
    * ```
    */
   onSignup(_attempt: SignupAttempt, _request: Request): SignupRefusal | void | Promise<SignupRefusal | void> {}
+
+  /**
+   * `GET /auth/jwks.json` (anonymous) → the JWK Set of the active and previous Ed25519 public
+   * keys in EdDSA mode; 404 `not_found` in HS256 mode, whose keys are secrets.
+   */
+  @Get('/jwks.json')
+  jwks(): JsonWebKeySet {
+    const jwks = this.validator.jwks();
+    if (!jwks) throw new PortcullisError('not_found', 'no public keys: tokens are signed with a shared secret (HS256)');
+    return jwks;
+  }
 
   /**
    * Hook OnUpgrade: runs before the upgrade, after the JWT verified. May
