@@ -37,6 +37,7 @@ describe('loadConfig: defaults', () => {
         issuer: 'portcullis',
         audience: 'portcullis',
         clockSkewSeconds: 30,
+        refreshReuseGraceSeconds: 0,
         jwt: { mapInboundClaims: true, nameClaim: '' },
         password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024 },
         lockout: { store: 'memory', maxFailures: 5, windowMinutes: 15, lockMinutes: 15 },

@@ -30,6 +30,8 @@ export interface SecurityConfig {
   readonly issuer: string;
   readonly audience: string;
   readonly clockSkewSeconds: number;
+  /** Seconds after a refresh token's first use in which presenting it again answers the same successor; 0: every reuse is theft. */
+  readonly refreshReuseGraceSeconds: number;
   readonly jwt: {
     readonly mapInboundClaims: boolean;
     readonly nameClaim: string;

@@ -63,6 +63,11 @@ export class SessionPairStore {
     return record;
   }
 
+  /** The live record of a session refresh token, without using it up. */
+  async findRefresh(refreshToken: string): Promise<RefreshRecord | undefined> {
+    return this.cache.get<RefreshRecord>('session-refresh', sessionKey(refreshToken));
+  }
+
   /** Consumes a refresh token and replaces its pair; undefined when unknown, expired or already used. */
   async rotate(refreshToken: string): Promise<{ session: UpgradeResult; replacedAccessToken: string; fam: string | undefined } | undefined> {
     const refresh = sessionKey(refreshToken);

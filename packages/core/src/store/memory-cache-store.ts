@@ -96,6 +96,11 @@ export class MemoryCacheStore implements CacheStore {
     }
   }
 
+  async members(ns: CacheNamespace, key: string): Promise<string[]> {
+    const members = this.entry(ns, key)?.value as Set<string> | undefined;
+    return members ? [...members] : [];
+  }
+
   async takeMembers(ns: CacheNamespace, key: string): Promise<string[]> {
     const members = await this.take<Set<string>>(ns, key);
     return members ? [...members] : [];

@@ -130,6 +130,10 @@ export class RedisCacheStore implements CacheStore {
     });
   }
 
+  members(ns: CacheNamespace, key: string): Promise<string[]> {
+    return this.run(async () => (await this.client.sMembers(this.fullKey(ns, key))).map(String));
+  }
+
   takeMembers(ns: CacheNamespace, key: string): Promise<string[]> {
     return this.run(async () => {
       const full = this.fullKey(ns, key);
