@@ -303,7 +303,9 @@ export class PortcullisClient implements CredentialSource {
     ].filter((d): d is { kind: 'session' | 'login'; at: number } => d !== undefined && Number.isFinite(d.at));
     if (due.length === 0) return;
     const next = due.reduce((a, b) => (a.at <= b.at ? a : b));
-    const lifetime = Math.max(0, next.at - this.#now());
+    const lifetime = next.at - this.#now();
+    // Already expired by this client's clock (or its clock runs ahead): requests renew it when they need it.
+    if (lifetime <= this.#skewMs) return;
     const delay = Math.max(0, lifetime - Math.min(2 * this.#skewMs, lifetime / 3));
     this.#renewal = setTimeout(() => {
       this.#renewal = undefined;
