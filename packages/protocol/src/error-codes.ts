@@ -25,6 +25,7 @@ export const ERROR_CODES = Object.freeze([
   'not_found',
   'bad_request',
   'unavailable',
+  'overloaded',
   'internal',
 ] as const);
 
@@ -56,7 +57,9 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 
 /**
  * The codes a real-time reply (and an auth reply) carries. `unavailable` means the
- * credential could not be checked because a backing store is down (fail closed).
+ * credential could not be checked because a backing store is down (fail closed);
+ * `overloaded` means the server was too far behind to run the gate and refused it
+ * unrun (the reply's `retryAfterMs` says when to try again).
  *
  * @example
  * ```ts
@@ -64,7 +67,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
  * socket.send(encodeReply(errorReply(request.id, code)));
  * ```
  */
-export type WireErrorCode = Extract<ErrorCode, 'unauthorized' | 'forbidden' | 'not_found' | 'bad_request' | 'internal' | 'unavailable'>;
+export type WireErrorCode = Extract<ErrorCode, 'unauthorized' | 'forbidden' | 'not_found' | 'bad_request' | 'internal' | 'unavailable' | 'overloaded'>;
 
 /**
  * The fixed, client-safe message of each real-time code; the one message table.
@@ -81,6 +84,7 @@ export const WIRE_ERROR_MESSAGES: Readonly<Record<WireErrorCode, string>> = Obje
   bad_request: 'a request is a JSON object {"id": <number>, "portal": <string>, "gate": <string>, "data": <any>}',
   internal: 'the gate failed',
   unavailable: 'authentication is temporarily unavailable',
+  overloaded: 'the server is overloaded; the gate was not run',
 });
 
 /**

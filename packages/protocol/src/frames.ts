@@ -32,6 +32,8 @@ export interface GateRequest {
 export interface WireError {
   readonly code: WireErrorCode;
   readonly message: string;
+  /** On `overloaded` (and other refusals that pass): wait at least this long before trying again. */
+  readonly retryAfterMs?: number;
 }
 
 /**
@@ -100,10 +102,11 @@ export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
  * @example
  * ```ts
  * errorReply(null, 'bad_request');
+ * errorReply(7, 'overloaded', undefined, 500); // {"id":7,"ok":false,"error":{"code":"overloaded",…,"retryAfterMs":500}}
  * ```
  */
-export function errorReply(id: number | null, code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code]): GateReply {
-  return { id, ok: false, error: { code, message } };
+export function errorReply(id: number | null, code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code], retryAfterMs?: number): GateReply {
+  return { id, ok: false, error: retryAfterMs === undefined ? { code, message } : { code, message, retryAfterMs } };
 }
 
 /**

@@ -7,7 +7,11 @@ import { guarded, type RedisClient } from './redis-connection.js';
 const ECHO_SERVER = `
   const { createServer } = require('node:net');
   const { parentPort } = require('node:worker_threads');
-  const server = createServer((socket) => socket.on('data', (data) => socket.write(data)));
+  // "<ms>:<text>" is echoed as <text> after <ms> milliseconds of this thread's time.
+  const server = createServer((socket) => socket.on('data', (data) => {
+    const [ms, text] = data.toString().split(':');
+    setTimeout(() => socket.write(text), Number(ms));
+  }));
   server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
 `;
 
@@ -38,10 +42,19 @@ describe('guarded', () => {
   it('takes a reply that arrived during an event-loop stall instead of timing out with unavailable', async () => {
     const answer = guarded(client, 50, () => new Promise<string>((resolve) => {
       socket.once('data', (data) => resolve(data.toString()));
-      socket.write('PONG');
+      socket.write('0:PONG');
     }));
     stall(300); // the echo lands in the socket buffer while the timeout is already overdue
     await expect(answer).resolves.toBe('PONG');
+  });
+
+  it('gives an operation back the time its own event loop was stalled before failing it', async () => {
+    const answer = guarded(client, 100, () => new Promise<string>((resolve) => {
+      socket.once('data', (data) => resolve(data.toString()));
+      socket.write('700:LATE'); // Redis answers 700 ms later, 100 ms after this thread is back
+    }));
+    stall(600); // the 100 ms timer fires 500 ms late: that time was ours, not Redis's
+    await expect(answer).resolves.toBe('LATE');
   });
 
   it('fails with unavailable when no reply comes in time', async () => {

@@ -72,9 +72,18 @@ export function waitUntilReady(client: RedisClient, timeoutMs: number): Promise<
   });
 }
 
+/** A timer that fires this much later than asked means the event loop, not Redis, was slow. */
+const LATE_TIMER_MS = 20;
+
 /**
  * Runs one Redis operation: refused at once when the client is not connected, and
  * failed with `unavailable` when it errors or takes longer than `timeoutMs`.
+ *
+ * The timeout counts time this process could have read the reply. When the timer
+ * fires late (a GC pause, a saturated event loop), the operation gets the lost time
+ * once more before it fails, and it fails from `setImmediate`, after the socket reads
+ * of the same loop turn: a server that falls behind does not turn its own lag into
+ * `unavailable` for replies that are already there or about to be.
  *
  * @example
  * ```ts
@@ -85,10 +94,13 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
   if (!client.isReady) throw storeUnavailable();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    // After an event-loop stall (a GC pause, a starved CPU) timers run before pending socket
-    // reads: rejecting from setImmediate first lets a reply that already arrived win the race.
     const fail = () => reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));
-    timer = setTimeout(() => setImmediate(fail), timeoutMs);
+    const due = performance.now() + timeoutMs;
+    timer = setTimeout(() => {
+      const late = performance.now() - due;
+      if (late > LATE_TIMER_MS) timer = setTimeout(() => setImmediate(fail), late);
+      else setImmediate(fail);
+    }, timeoutMs);
   });
   try {
     return await Promise.race([operation(), timeout]);

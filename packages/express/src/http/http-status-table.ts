@@ -47,6 +47,7 @@ export const HTTP_ERROR_TABLE = Object.freeze({
   conflict: { status: 409, wire: 'conflict' },
   locked_out: { status: 429, wire: 'locked_out' },
   unavailable: { status: 503, wire: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable },
+  overloaded: { status: 503, wire: 'overloaded', message: WIRE_ERROR_MESSAGES.overloaded },
   config_invalid: INTERNAL,
   key_rejected: INTERNAL,
   internal: INTERNAL,
