@@ -84,8 +84,12 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
     await page.close();
   });
 
-  it('two tabs of one origin refresh at the same moment and both stay logged in (reuse grace 0)', async () => {
+  it.each([
+    ['with Web Locks', false],
+    ['without Web Locks (BroadcastChannel claims)', true],
+  ])('two tabs of one origin refresh at the same moment and both stay logged in (reuse grace 0), %s', async (_how, withoutLocks) => {
     const context = await browser.newContext();
+    if (withoutLocks) await context.addInitScript('Object.defineProperty(navigator, "locks", { value: undefined })');
     const [first, second] = [await context.newPage(), await context.newPage()];
     const diagnostics: string[] = [];
     for (const page of [first, second]) page.on('pageerror', (error) => diagnostics.push(`page error: ${error.message}`));
