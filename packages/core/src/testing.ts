@@ -72,7 +72,7 @@ export interface TestStack {
   readonly config: PortcullisConfig;
   readonly stores: SessionStores;
   readonly sessions: TokenSessionSync;
-  /** The container's one dispatcher, with the `portals` of the options registered. */
+  /** The container's one dispatcher, with the `portals` of the options registered; it never sheds load unless told to (`shedWhenBehind(ms)`). */
   readonly dispatcher: GateDispatcher;
   /** The container's one connection registry: hand it to a transport. */
   readonly registry: ConnectionRegistry;
@@ -142,7 +142,9 @@ async function createTestStack(cache: Tree, security: Tree, options: TestStackOp
 function assemble(container: DependencyContainer, config: PortcullisConfig, stores: SessionStores, keyPrefix: string, portals: readonly PortalClass[]): TestStack {
   const sessions = container.resolve(TokenSessionSync);
   const issuer = container.resolve(JwtTokenIssuer);
-  const dispatcher = container.resolve(GateDispatcher).register(...portals);
+  // A test's own busy loops (a fuzz batch, a loaded CI machine) must not turn requests into
+  // `overloaded`: test stacks never shed unless a test asks with dispatcher.shedWhenBehind(ms).
+  const dispatcher = container.resolve(GateDispatcher).register(...portals).shedWhenBehind(false);
   const registry = container.resolve(ConnectionRegistry);
   const jwt = (subject: string, claims?: Record<string, unknown>) => issuer.issueLoginPair(subject, claims).accessToken;
   return {

@@ -8,7 +8,7 @@
  */
 
 // credentials and shield plans
-export { bearerCredential } from './shield/bearer-credential.js';
+export { bearerCredential, bearerCredentialOf, severalAuthorizations } from './shield/bearer-credential.js';
 export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
 export type { EnforceResult } from './contracts/refusals.js';
 
@@ -21,6 +21,7 @@ export type { ConnectionContext } from './realtime/connection-context.js';
 export { ConnectionProtocol } from './realtime/connection-protocol.js';
 export type { ConnectionProtocolOptions, HandshakeMode, ProtocolCloseReason } from './realtime/connection-protocol-options.js';
 export { ReplySequencer, type PendingReply, type ReplySequencerOptions } from './realtime/reply-sequencer.js';
+export { AuthWaitingRoom, type AuthTicket } from './realtime/auth-waiting-room.js';
 
 // what the connection registry tracks
 export type { ConnectionCloseCode, ConnectionInit, LiveConnection, RevocationSource } from './realtime/connection-registry.js';
@@ -28,6 +29,9 @@ export type { RevocationSubscribe } from './contracts/sessions.js';
 
 // transport options
 export {
+  DEFAULT_ANONYMOUS_IDLE_TIMEOUT_MS,
+  DEFAULT_AUTH_TIMEOUT_MS,
+  DEFAULT_MAX_AWAITING_AUTH_PER_ADDRESS,
   DEFAULT_MAX_BUFFERED_BYTES,
   DEFAULT_MAX_PENDING_REQUESTS,
   nonNegativeInteger,

@@ -3,7 +3,7 @@
  * redis-server (started by test/support/global-setup.ts).
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { PortcullisError, TokenError } from '@portcullis/core';
+import { PortcullisError, sessionKey, TokenError } from '@portcullis/core';
 import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
@@ -84,7 +84,7 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.validate(session.accessToken)).toBeUndefined();
       await expect(h.sessions.refresh(session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       // The upgrade itself announced the spent JWT, so sockets that connected with it close.
-      expect(events).toEqual([{ kind: 'revoked', sessionTokens: [], jtis: [pair.accessJti] }, { kind: 'revoked', sessionTokens: [session.accessToken], jtis: [] }]);
+      expect(events).toEqual([{ kind: 'revoked', sessionKeys: [], jtis: [pair.accessJti] }, { kind: 'revoked', sessionKeys: [sessionKey(session.accessToken)], jtis: [] }]);
       expect(await h.sessions.revoke(session.accessToken)).toBe(false);
     });
 
@@ -120,7 +120,7 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.isJwtInvalidated(claimsOf(h, aliceJwt.accessToken))).toBe(true);
       await expect(h.sessions.refresh(aliceJwt.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       expect(events.at(-1)).toMatchObject({ principalId: 'alice' });
-      expect([...(events.at(-1)?.sessionTokens ?? [])].sort()).toEqual([a1.accessToken, a2.accessToken].sort());
+      expect([...(events.at(-1)?.sessionKeys ?? [])].sort()).toEqual([a1.accessToken, a2.accessToken].map(sessionKey).sort());
     });
   });
 
@@ -134,7 +134,7 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.validate(old.accessToken)).toBeUndefined();
       await expect(h.sessions.refresh(old.accessToken)).rejects.toBeInstanceOf(TokenError);
       expect(events).toEqual([
-        { kind: 'revoked', sessionTokens: [old.accessToken], jtis: [], successors: [{ from: old.accessToken, to: result.session.accessToken }] },
+        { kind: 'revoked', sessionKeys: [sessionKey(old.accessToken)], jtis: [], successors: [{ from: sessionKey(old.accessToken), to: result.session.accessToken }] },
       ]);
     });
 
@@ -145,7 +145,7 @@ function sessionContract(provider: ProviderName): void {
       events.length = 0;
       await expect(h.sessions.refresh(old.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       expect(await h.sessions.validate(result.session.accessToken)).toBeUndefined();
-      expect(events).toEqual([{ kind: 'revoked', sessionTokens: [result.session.accessToken], jtis: [] }]);
+      expect(events).toEqual([{ kind: 'revoked', sessionKeys: [sessionKey(result.session.accessToken)], jtis: [] }]);
       await expect(h.sessions.refresh(result.session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
     });
 
@@ -245,7 +245,7 @@ function sessionContract(provider: ProviderName): void {
       await expect(h.sessions.refresh(next.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       await expect(h.sessions.upgrade(next.accessToken)).rejects.toMatchObject({ reason: 'revoked' });
       expect(await h.sessions.validate(upgraded.accessToken)).toBeUndefined();
-      expect(events.at(-1)?.sessionTokens).toEqual([upgraded.accessToken]);
+      expect(events.at(-1)?.sessionKeys).toEqual([sessionKey(upgraded.accessToken)]);
     });
 
     it('never accepts an access token as a refresh token', async () => {

@@ -37,6 +37,12 @@ const integer = (min: number, max: number): Reader<number> => (value, key) => {
   return n;
 };
 
+const decimal = (min: number, max: number): Reader<number> => (value, key) => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n < min || n > max) throw new ConfigError(key, `must be a number from ${min} to ${max}, got ${describe(value)}`);
+  return n;
+};
+
 const boolean: Reader<boolean> = (value, key) => {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
@@ -123,6 +129,9 @@ function readCaptcha(s: Section): SecurityConfig['captcha'] {
     siteKey: section.read('site-key', text, ''),
     secretKey: new Secret(section.read('secret-key', text, '')),
     verifyUrl: section.read('verify-url', text, provider ? CAPTCHA_VERIFY_URLS[provider] : ''),
+    expectedHostname: section.read('expected-hostname', text, '').trim().toLowerCase(),
+    expectedAction: section.read('expected-action', text, '').trim(),
+    minScore: section.optional('min-score', decimal(0, 1)),
   };
   section.done();
   if (!captcha.secretKey.isEmpty && !provider) {

@@ -54,6 +54,12 @@ export interface SecurityConfig {
     readonly secretKey: Secret;
     /** The provider's verify endpoint unless overridden (tests, self-hosting). */
     readonly verifyUrl: string;
+    /** When set, the provider's `hostname` must equal it (lower-cased); '' checks nothing. */
+    readonly expectedHostname: string;
+    /** When set, the provider's `action` must equal it; '' checks nothing. */
+    readonly expectedAction: string;
+    /** When set, the provider's `score` must be a number at least this (0.0–1.0). */
+    readonly minScore: number | undefined;
   };
   readonly session: {
     readonly accessMinutes: number;

@@ -23,6 +23,9 @@ type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
  * principal replaces its token; either refusal is answered and leaves the connection
  * as it was. Requests that arrive while a credential is being checked wait and are
  * answered after its reply.
+ * A connection whose first message does not arrive within `authTimeoutMs`, and an
+ * anonymous one that sends nothing for `anonymousIdleTimeoutMs`, is closed with
+ * `unauthorized`; its `authTicket` is left as soon as it no longer waits.
  *
  * @example
  * ```ts
@@ -42,10 +45,14 @@ export class ConnectionProtocol {
   private readonly queued: (string | Uint8Array)[] = [];
   private readonly connection: LiveConnection;
   private heldDuringAuth = false;
+  private authDeadline: ReturnType<typeof setTimeout> | undefined;
+  private idleDeadline: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: ConnectionProtocolOptions) {
     this.options = options;
     this.state = options.handshake === 'done' ? 'open' : 'awaiting-auth';
+    if (options.handshake === 'done') options.authTicket?.leave();
+    else if (options.authTimeoutMs !== undefined) this.authDeadline = unref(setTimeout(() => this.shut('unauthorized', 'no auth frame in time'), options.authTimeoutMs));
     this.replies = new ReplySequencer<string>({
       deliver: (text) => this.sendText(text),
       maxPending: options.maxPending,
@@ -69,6 +76,7 @@ export class ConnectionProtocol {
   receive(message: string | Uint8Array): void {
     switch (this.state) {
       case 'open':
+        this.idleDeadline?.refresh();
         this.dispatch(parseJsonFrame(message));
         return;
       case 'awaiting-auth':
@@ -90,17 +98,22 @@ export class ConnectionProtocol {
   dispose(): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    clearTimeout(this.authDeadline);
+    clearTimeout(this.idleDeadline);
+    this.options.authTicket?.leave();
     this.queued.length = 0;
     this.replies.close();
     this.options.registry.remove(this.options.clientId);
   }
 
   private first(message: string | Uint8Array): void {
+    clearTimeout(this.authDeadline);
     const raw = parseJsonFrame(message);
     const frame = readAuthFrame(raw);
     if (frame === undefined) {
       if (this.options.handshake === 'required') return this.shut('bad_request', 'the first frame must be an auth frame');
       this.state = 'open';
+      this.openedAnonymously();
       return this.dispatch(raw);
     }
     this.state = 'authenticating';
@@ -147,6 +160,8 @@ export class ConnectionProtocol {
   private resumed({ reply, admitted }: InBandOutcome<unknown>): string {
     if (this.state === 'closed') return JSON.stringify(reply);
     if (admitted !== undefined) {
+      clearTimeout(this.idleDeadline);
+      this.idleDeadline = undefined;
       this.connection.memo.clear();
       this.options.registry.attach(this.options.clientId, admitted);
     }
@@ -175,8 +190,17 @@ export class ConnectionProtocol {
     }
     if (admission !== ANONYMOUS) this.options.registry.attach(this.options.clientId, admission as Admitted);
     this.state = 'open';
+    if (admission === ANONYMOUS) this.openedAnonymously();
+    else this.options.authTicket?.leave();
     this.sendText(JSON.stringify(AUTH_OK));
     this.release();
+  }
+
+  /** No longer waiting; from now on a quiet anonymous connection is closed after the idle timeout. */
+  private openedAnonymously(): void {
+    this.options.authTicket?.leave();
+    const idleMs = this.options.anonymousIdleTimeoutMs;
+    if (idleMs !== undefined && idleMs > 0) this.idleDeadline = unref(setTimeout(() => this.shut('unauthorized', 'idle anonymous connection'), idleMs));
   }
 
   private track(admitted: Admitted | undefined): LiveConnection {
@@ -232,6 +256,12 @@ const REVOKED: Admission = Object.freeze({ ok: false, code: 'unauthorized', mess
 /** `{"type":"auth","token":null}`: an anonymous connection, for open gates only. */
 const ANONYMOUS = Object.freeze({ ok: true } as const);
 const AUTH_OK = authReply(ANONYMOUS);
+
+/** A deadline does not keep the process alive on its own: the socket does while it is open. */
+function unref(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {
+  timer.unref?.();
+  return timer;
+}
 
 function encodePush(frame: unknown): string {
   return typeof frame === 'object' && frame !== null && 'ok' in frame && 'id' in frame ? encodeReply(frame as GateReply) : JSON.stringify(frame);

@@ -7,6 +7,7 @@ import type { RevocationEvent, RevocationSubscribe } from '../contracts/sessions
 import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
+import { sessionKey } from '../session/session-token.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { Admitted } from './connection-plan.js';
 
@@ -153,7 +154,7 @@ export class ConnectionRegistry {
     entry.accepted = credential;
     entry.principalId = principal.id;
     index(this.byPrincipal, principal.id, entry);
-    if (credential.kind === 'session') index(this.byCredential, credential.token, entry);
+    if (credential.kind === 'session') index(this.byCredential, sessionKey(credential.token), entry);
     else {
       index(this.byJti, credential.jti, entry);
       if (credential.family !== undefined) index(this.byFamily, credential.family, entry);
@@ -200,10 +201,10 @@ export class ConnectionRegistry {
     }
     const successors = new Map((event.successors ?? []).map(({ from, to }) => [from, to]));
     const doomed = new Set<Entry>();
-    for (const token of event.sessionTokens ?? []) {
-      const successor = successors.get(token);
-      if (successor === undefined) for (const entry of this.byCredential.get(token) ?? []) doomed.add(entry);
-      else this.move(token, successor);
+    for (const key of event.sessionKeys ?? []) {
+      const successor = successors.get(key);
+      if (successor === undefined) for (const entry of this.byCredential.get(key) ?? []) doomed.add(entry);
+      else this.move(key, successor);
     }
     for (const jti of event.jtis ?? []) for (const entry of this.byJti.get(jti) ?? []) doomed.add(entry);
     for (const fam of event.families ?? []) for (const entry of this.byFamily.get(fam) ?? []) doomed.add(entry);
@@ -222,12 +223,12 @@ export class ConnectionRegistry {
    * A refresh is a continuation: the connections holding the replaced session token go on
    * with its successor, and their memo is cleared so the next message is checked against it.
    */
-  private move(from: string, to: string): void {
-    for (const entry of [...(this.byCredential.get(from) ?? [])]) {
-      unindex(this.byCredential, from, entry);
+  private move(fromKey: string, to: string): void {
+    for (const entry of [...(this.byCredential.get(fromKey) ?? [])]) {
+      unindex(this.byCredential, fromKey, entry);
       entry.credential = to;
       entry.accepted = { kind: 'session', token: to };
-      index(this.byCredential, to, entry);
+      index(this.byCredential, sessionKey(to), entry);
       entry.memo.clear();
     }
   }
@@ -245,7 +246,7 @@ export class ConnectionRegistry {
   private unindex(entry: Entry): void {
     const accepted = entry.accepted;
     if (entry.principalId !== undefined) unindex(this.byPrincipal, entry.principalId, entry);
-    if (accepted?.kind === 'session') unindex(this.byCredential, accepted.token, entry);
+    if (accepted?.kind === 'session') unindex(this.byCredential, sessionKey(accepted.token), entry);
     else if (accepted?.kind === 'jwt') {
       unindex(this.byJti, accepted.jti, entry);
       if (accepted.family !== undefined) unindex(this.byFamily, accepted.family, entry);

@@ -15,7 +15,7 @@ import type { RefreshReuse } from './refresh-reuse.js';
 import type { RevocationHub } from './revocation-hub.js';
 import type { SessionPairStore } from './session-pair-store.js';
 import { frozenPrincipal } from './session-record.js';
-import { sessionKey, sessionTokenOf } from './session-token.js';
+import { sessionKey } from './session-token.js';
 
 /** What the write side needs: the token services, the stores and the hub it announces on. */
 export interface SessionLifecycleParts {
@@ -67,7 +67,7 @@ export class SessionLifecycle {
       throw error;
     }
     // Sockets that authenticated with the JWT close, as on logout: their credential is dead.
-    await hub.publish({ sessionTokens: [], jtis: [claims.jti] });
+    await hub.publish({ sessionKeys: [], jtis: [claims.jti] });
     await logins.touch(claims.fam, true);
     return session;
   }
@@ -107,7 +107,7 @@ export class SessionLifecycle {
       if (!isSessionToken(token)) return false;
       const revoked = await pairs.revokeByRefresh(token);
       if (revoked.length === 0) return false;
-      await hub.publish({ sessionTokens: revoked, jtis: [] });
+      await hub.publish({ sessionKeys: revoked, jtis: [] });
       return true;
     }
     const access = validator.validate(token, 'access');
@@ -122,7 +122,7 @@ export class SessionLifecycle {
   async revokePair(accessToken: string): Promise<boolean> {
     if (!isSessionToken(accessToken)) return false;
     const revoked = await this.parts.pairs.revokeByAccess(accessToken);
-    if (revoked.length > 0) await this.parts.hub.publish({ sessionTokens: revoked, jtis: [] });
+    if (revoked.length > 0) await this.parts.hub.publish({ sessionKeys: revoked, jtis: [] });
     return revoked.length > 0;
   }
 
@@ -130,9 +130,9 @@ export class SessionLifecycle {
   async revokeAllFor(principalId: string): Promise<number> {
     const { jwts, pairs, hub } = this.parts;
     await jwts.cutOff(principalId);
-    const sessionTokens = await pairs.revokeIndexed('principal-sessions', principalId);
-    await hub.publish({ sessionTokens, jtis: [], principalId });
-    return sessionTokens.length;
+    const sessionKeys = await pairs.revokeIndexed('principal-sessions', principalId);
+    await hub.publish({ sessionKeys, jtis: [], principalId });
+    return sessionKeys.length;
   }
 
   private async refreshSession(refreshToken: string, principalId: string | undefined): Promise<RefreshResult> {
@@ -159,10 +159,10 @@ export class SessionLifecycle {
       await reuse.releaseSession(key);
       throw new TokenError('revoked', 'token refused: unknown, expired or already used');
     }
-    const { session, replacedAccessToken, fam } = rotated;
+    const { session, replacedAccessKey, fam } = rotated;
     await reuse.recordSession(key, { usedAt: Date.now(), principalId: session.principal.id, next: sessionKey(session.refreshToken) }, markerMs);
     // A continuation, not a revocation: connections holding the old access token move to the new one.
-    await hub.publish({ sessionTokens: [replacedAccessToken], jtis: [], successors: [{ from: replacedAccessToken, to: session.accessToken }] });
+    await hub.publish({ sessionKeys: [replacedAccessKey], jtis: [], successors: [{ from: replacedAccessKey, to: session.accessToken }] });
     // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
     if (await jwts.isLineageRevoked({ sub: session.principal.id, fam, iat: startedSec })) {
       await this.revokePair(session.accessToken);
@@ -194,8 +194,8 @@ export class SessionLifecycle {
   private async revokeSuccessorOf(next: string | undefined): Promise<void> {
     const { pairs, reuse, hub } = this.parts;
     for (let hops = 0, key = next; key !== undefined && hops < MAX_CHAIN; hops++) {
-      const revoked = await pairs.revokeByRefresh(sessionTokenOf(key));
-      if (revoked.length > 0) return hub.publish({ sessionTokens: revoked, jtis: [] });
+      const revoked = await pairs.revokeByRefreshKey(key);
+      if (revoked.length > 0) return hub.publish({ sessionKeys: revoked, jtis: [] });
       key = (await reuse.usedSession(key))?.next;
     }
   }
@@ -224,15 +224,15 @@ export class SessionLifecycle {
   private async revokeFamily(claims: Pick<JwtClaims, 'fam'>, jtis: string[]): Promise<void> {
     const { jwts, pairs, hub } = this.parts;
     if (claims.fam === undefined) {
-      if (jtis.length > 0) await hub.publish({ sessionTokens: [], jtis });
+      if (jtis.length > 0) await hub.publish({ sessionKeys: [], jtis });
       return;
     }
     await jwts.revokeFamily(claims.fam);
     // The JWTs first, before the family's sessions are looked up: a server that trusts them
     // from its near cache drops them as soon as the marker is written.
-    await hub.publish({ sessionTokens: [], jtis, families: [claims.fam] });
-    const sessionTokens = await pairs.revokeIndexed('family-sessions', claims.fam);
-    if (sessionTokens.length > 0) await hub.publish({ sessionTokens, jtis: [] });
+    await hub.publish({ sessionKeys: [], jtis, families: [claims.fam] });
+    const sessionKeys = await pairs.revokeIndexed('family-sessions', claims.fam);
+    if (sessionKeys.length > 0) await hub.publish({ sessionKeys, jtis: [] });
   }
 }
 

@@ -20,6 +20,11 @@ import type { UpgradeContext } from './upgrade-context.js';
 
 export { upgradeResponse };
 
+/** Token responses must not be kept by a browser or a proxy cache (RFC 6749 §5.1). */
+function noStore(res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+}
+
 const invalidToken = (message: string) => new PortcullisError('invalid_token', message);
 const UPGRADE_PLAN = shieldPlan(JwtAuth);
 
@@ -60,6 +65,7 @@ export abstract class JwtAuthController {
   /** `POST /auth/signup` `{email, username, password, captchaToken?}` → 201 login response. */
   @Post('/signup')
   async signup(req: Request, res: Response): Promise<LoginResponse> {
+    noStore(res);
     const body = jsonObjectBody(req);
     const account = await this.loginService.signup(
       { email: body.email as string, username: body.username as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
@@ -72,7 +78,8 @@ export abstract class JwtAuthController {
 
   /** `POST /auth/login/emailpwd` `{email, password, captchaToken?}` → 200 login response. */
   @Post('/login/emailpwd')
-  async loginWithEmail(req: Request): Promise<LoginResponse> {
+  async loginWithEmail(req: Request, res: Response): Promise<LoginResponse> {
+    noStore(res);
     const body = jsonObjectBody(req);
     const account = await this.loginService.loginWithEmail(
       { email: body.email as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
@@ -83,7 +90,8 @@ export abstract class JwtAuthController {
 
   /** `POST /auth/login/unamepwd` `{username, password, captchaToken?}` → 200 login response. */
   @Post('/login/unamepwd')
-  async loginWithUsername(req: Request): Promise<LoginResponse> {
+  async loginWithUsername(req: Request, res: Response): Promise<LoginResponse> {
+    noStore(res);
     const body = jsonObjectBody(req);
     const account = await this.loginService.loginWithUsername(
       { username: body.username as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
@@ -97,7 +105,8 @@ export abstract class JwtAuthController {
    * response, a session refresh token a new upgrade response; either is used up.
    */
   @Post('/refresh')
-  async refresh(req: Request): Promise<LoginResponse | UpgradeResponse> {
+  async refresh(req: Request, res: Response): Promise<LoginResponse | UpgradeResponse> {
+    noStore(res);
     const result = await this.sessions.refresh(requiredString(jsonObjectBody(req), 'refreshToken'));
     return result.kind === 'login'
       ? { accessToken: result.pair.accessToken, refreshToken: result.pair.refreshToken }
@@ -109,7 +118,8 @@ export abstract class JwtAuthController {
    * it → 200 upgrade response; the JWT is invalid from then on.
    */
   @Post('/upgrade')
-  async upgrade(req: Request): Promise<UpgradeResponse> {
+  async upgrade(req: Request, res: Response): Promise<UpgradeResponse> {
+    noStore(res);
     const token = requiredString(jsonObjectBody(req), 'token');
     const { clientId, remoteAddress } = authContextOf(req);
     let ctx: UpgradeContext = { token, request: req, remoteAddress, principal: undefined, items: new Map() };

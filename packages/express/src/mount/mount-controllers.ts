@@ -1,7 +1,7 @@
 /**
  * Mounts decorated controller classes on an express app through tsyringe.
  */
-import { readShieldPlan } from '@portcullis/core/transport';
+import { readShieldPlan, severalAuthorizations } from '@portcullis/core/transport';
 import express, { type Express, type IRouter, type RequestHandler, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { portcullisErrorHandler, sendError } from '../http/error-handler.js';
@@ -92,6 +92,7 @@ export function mountControllers(
         ? (req, res, next) => guard(req, res, next, withBody)
         : (req, res, next) => {
             runtime.bind(req);
+            if (severalAuthorizations(req)) return runtime.refuseSeveralAuthorizations(req, res, next);
             return withBody(req, res, next);
           };
       (app as IRouter)[route.method](route.fullPath, layer, onError);
