@@ -39,6 +39,8 @@ interface Browserish {
 /** How long a shared answer stays readable: tabs that wake later refresh with what they adopted. */
 const KEEP_MS = 120_000;
 const CLAIM_WINDOW_MS = 60;
+/** Storage written in one tab reaches another a little later: how long a tab looks again before refreshing itself. */
+const SETTLE_MS = 150;
 const WAIT_FOR_ANSWER_MS = 5_000;
 const encoder = new TextEncoder();
 
@@ -67,8 +69,11 @@ export function browserTabCoordinator(scope: string, env: Browserish = globalThi
   const sealKey = async (token: string) =>
     subtle.importKey('raw', await subtle.digest('SHA-256', encoder.encode(`portcullis tab rotation\0${token}`)), 'AES-GCM', false, ['encrypt', 'decrypt']);
 
+  /** Answers announced on the channel, by key: they may arrive before the storage write does. */
+  const announced = new Map<string, string>();
   const read = async (token: string): Promise<SharedRotation | undefined> => {
-    const stored = storage.getItem(await keyOf(token));
+    const key = await keyOf(token);
+    const stored = storage.getItem(key) ?? announced.get(key) ?? null;
     if (stored === null) return undefined;
     try {
       const { iv, body, until } = JSON.parse(stored) as { iv: string; body: string; until: number };
@@ -85,8 +90,9 @@ export function browserTabCoordinator(scope: string, env: Browserish = globalThi
     const body = await subtle.encrypt({ name: 'AES-GCM', iv }, await sealKey(token), encoder.encode(JSON.stringify(rotation)));
     const key = await keyOf(token);
     sweep(storage, name);
-    storage.setItem(key, JSON.stringify({ iv: hex(iv), body: hex(body), until: Date.now() + KEEP_MS }));
-    channel?.postMessage({ type: 'rotated', key });
+    const sealed = JSON.stringify({ iv: hex(iv), body: hex(body), until: Date.now() + KEEP_MS });
+    storage.setItem(key, sealed);
+    channel?.postMessage({ type: 'rotated', key, sealed });
   };
 
   channel?.addEventListener('message', (event: MessageEvent) => {
@@ -94,16 +100,28 @@ export function browserTabCoordinator(scope: string, env: Browserish = globalThi
     if (typeof message?.key !== 'string') return;
     if (message.type === 'claim' && typeof message.nonce === 'string') claims.get(message.key)?.add(message.nonce);
     if (message.type !== 'rotated') return;
+    if (typeof (message as { sealed?: unknown }).sealed === 'string') announced.set(message.key, (message as { sealed: string }).sealed);
     answered.get(message.key)?.();
     for (const listener of listeners) listener(async (held) => ((await keyOf(held)) === message.key ? read(held) : undefined));
   });
 
   const once = async (token: string, refresh: () => Promise<SharedRotation>): Promise<SharedRotation> => {
-    const earlier = await read(token);
+    const earlier = (await read(token)) ?? (await settled(token));
     if (earlier !== undefined) return earlier;
     const rotation = await refresh();
     await share(token, rotation);
     return rotation;
+  };
+
+  /** Looks again for a little while: another tab's answer may still be on its way here. */
+  const settled = async (token: string): Promise<SharedRotation | undefined> => {
+    const until = Date.now() + SETTLE_MS;
+    while (Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const answer = await read(token);
+      if (answer !== undefined) return answer;
+    }
+    return undefined;
   };
 
   /** Without Web Locks: every tab about to refresh claims; the smallest claim refreshes, the others wait for its answer. */
