@@ -5,7 +5,7 @@
  * headers match what the document says.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +40,8 @@ interface Answer {
 }
 
 interface Call {
+  /** `POST` unless given. */
+  readonly method?: 'GET' | 'POST' | 'DELETE';
   /** A JSON body; `raw` sends text as is instead. */
   readonly body?: unknown;
   readonly raw?: string;
@@ -47,8 +49,6 @@ interface Call {
   readonly bearer?: string;
   /** The body is meant to be valid: it must match the documented request schema. */
   readonly validRequest?: boolean;
-  /** POST unless given. */
-  readonly method?: string;
   /** The documented path when `path` fills in a template (`/auth/sessions/{id}`). */
   readonly template?: string;
 }
@@ -228,7 +228,7 @@ describe('docs/openapi.json', () => {
       .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []))
       .filter((route) => route.split(' ')[1]!.startsWith('/auth'));
     const inDocument = Object.entries(openapi.paths).flatMap(([path, item]) => methodsOf(item).map(([m]) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
-    expect(mounted.length).toBe(9);
+    expect(mounted.length).toBe(10);
     expect([...inDocument].sort()).toEqual([...new Set(mounted)].sort());
   });
 });
@@ -383,6 +383,27 @@ describe('GET and DELETE /auth/sessions', () => {
     await send(base, '/auth/sessions', { method: 'GET' }, { status: 401, emptyBody: true });
     await send(base, '/auth/sessions', { method: 'DELETE' }, { status: 401, emptyBody: true });
     await send(base, `/auth/sessions/${own!.id}`, { method: 'DELETE', template: '/auth/sessions/{id}', bearer: player.accessToken }, { status: 401, emptyBody: true });
+  });
+});
+
+describe('GET /auth/jwks.json', () => {
+  it('404 not_found in HS256 mode', async () => {
+    await send(base, '/auth/jwks.json', { method: 'GET' }, { status: 404 });
+  });
+
+  it('200 with the JWK Set in EdDSA mode', async () => {
+    const signingKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const eddsa = await createGameServer({
+      config: loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', jwt: { algorithm: 'EdDSA' }, 'signing-key': signingKey, password: { 'work-factor': 4 } } } } }),
+      port: 0,
+      loggers: silentLoggerFactory,
+    });
+    try {
+      const answer = await send((await eddsa.listen()).http, '/auth/jwks.json', { method: 'GET' }, { status: 200 });
+      expect(json<{ keys: unknown[] }>(answer).keys).toHaveLength(1);
+    } finally {
+      await eddsa.close();
+    }
   });
 });
 

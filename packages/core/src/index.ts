@@ -16,6 +16,8 @@ export type { PortcullisConfig } from './contracts/portcullis-config.js';
 export { Secret } from './contracts/secret.js';
 export type { SigningKey } from './contracts/signing-key.js';
 export { resolveSigningKey } from './key/key-guard.js';
+export { keyId, keyIdOf } from './key/key-id.js';
+export type { JsonWebKeySet, PublicJwk } from './jwt/jwks.js';
 
 // errors and logging
 export { ConfigError, PortcullisError, TokenError } from './errors/portcullis-error.js';

@@ -12,6 +12,12 @@ export { bearerCredential, bearerCredentialOf, severalAuthorizations } from './s
 export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
 export type { EnforceResult } from './contracts/refusals.js';
 
+// start-up: building a controller, portal or shield, with errors a person can act on
+export { resolveAtStartup } from './config/startup-diagnosis.js';
+
+// what signup accepts as an email and a username (the /auth controller checks them before its onSignup hook)
+export { checkEmail, checkUsername } from './account/account-input.js';
+
 // a connection's credential
 export { CONNECTION_PLAN, closeReasonOf, type Admission, type Admitted } from './realtime/connection-plan.js';
 export { authReply } from './realtime/auth-frame.js';

@@ -60,7 +60,14 @@ export function normalizeAccountName(value: string, field: 'email' | 'username')
   return name;
 }
 
-/** The normalised username ({@link normalizeAccountName}), or `invalid_request`. */
+/**
+ * The normalised username ({@link normalizeAccountName}), or `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * checkUsername(' ada '); // 'ada'
+ * ```
+ */
 export function checkUsername(value: unknown): string {
   if (typeof value !== 'string') refuse('username must be a string');
   const username = normalizeAccountName(value, 'username');
@@ -68,7 +75,14 @@ export function checkUsername(value: unknown): string {
   return username;
 }
 
-/** The normalised email ({@link normalizeAccountName}), or `invalid_request`. */
+/**
+ * The normalised email ({@link normalizeAccountName}), or `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * checkEmail(' ada@example.com '); // 'ada@example.com'
+ * ```
+ */
 export function checkEmail(value: unknown): string {
   if (typeof value !== 'string') refuse('email must be a string');
   const email = normalizeAccountName(value, 'email');

@@ -5,6 +5,7 @@ import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { Principal } from '../contracts/principal.js';
 import { REFUSALS, type EnforceResult } from '../contracts/refusals.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
+import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import type { ShieldPlan } from './shield-plan-reader.js';
@@ -91,7 +92,7 @@ export class ShieldEnforcer {
   private shieldFor(shieldClass: ShieldClass): ShieldAuth {
     let shield = this.shields.get(shieldClass);
     if (!shield) {
-      shield = this.container.resolve(shieldClass);
+      shield = resolveAtStartup(this.container, shieldClass);
       this.shields.set(shieldClass, shield);
     }
     return shield;

@@ -5,9 +5,9 @@
 import {
   JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
   TokenSessionSync, upgradeResponse,
-  type Account, type LoginCaller, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
+  type Account, type JsonWebKeySet, type LoginCaller, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
-import { shieldPlan } from '@portcullis/core/transport';
+import { checkEmail, checkUsername, shieldPlan } from '@portcullis/core/transport';
 import type { LoginResponse, SessionsResponse, UpgradeResponse } from '@portcullis/protocol';
 import type { Request, Response } from 'express';
 import { inject } from 'tsyringe';
@@ -26,6 +26,33 @@ function noStore(res: Response): void {
 }
 
 const invalidToken = (message: string) => new PortcullisError('invalid_token', message);
+
+/**
+ * What the `onSignup` hook sees: the signup's email and username, trimmed and
+ * already in a valid form. The password is not handed to hooks.
+ *
+ * @example
+ * ```ts
+ * const attempt: SignupAttempt = { email: 'ada@example.com', username: 'ada' };
+ * ```
+ */
+export interface SignupAttempt {
+  readonly email: string;
+  readonly username: string;
+}
+
+/**
+ * An `onSignup` hook's answer that refuses the signup: 400 `invalid_request` with
+ * `refuse` as the message the client sees.
+ *
+ * @example
+ * ```ts
+ * const verdict: SignupRefusal = { refuse: 'that username is reserved' };
+ * ```
+ */
+export interface SignupRefusal {
+  readonly refuse: string;
+}
 const UPGRADE_PLAN = shieldPlan(JwtAuth);
 
 /**
@@ -67,6 +94,7 @@ export abstract class JwtAuthController {
   async signup(req: Request, res: Response): Promise<LoginResponse> {
     noStore(res);
     const body = jsonObjectBody(req);
+    await this.screenSignup({ email: checkEmail(body.email), username: checkUsername(body.username) }, req);
     const account = await this.loginService.signup(
       { email: body.email as string, username: body.username as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
       { remoteAddress: clientIp(req) },
@@ -187,6 +215,32 @@ export abstract class JwtAuthController {
   }
 
   /**
+   * Hook OnSignup: runs on `POST /auth/signup` once the email and username are
+   * valid, before the password check, the captcha and the account store. Answer
+   * `{ refuse: message }` to refuse the signup with 400 `invalid_request` and that
+   * message (nothing is created); answer nothing to let it proceed.
+   *
+   * @example
+   * ```ts
+   * override onSignup(attempt: SignupAttempt) {
+   *   if (RESERVED.has(attempt.username.toLowerCase())) return { refuse: 'that username is reserved' };
+   * }
+   * ```
+   */
+  onSignup(_attempt: SignupAttempt, _request: Request): SignupRefusal | void | Promise<SignupRefusal | void> {}
+
+  /**
+   * `GET /auth/jwks.json` (anonymous) → the JWK Set of the active and previous Ed25519 public
+   * keys in EdDSA mode; 404 `not_found` in HS256 mode, whose keys are secrets.
+   */
+  @Get('/jwks.json')
+  jwks(): JsonWebKeySet {
+    const jwks = this.validator.jwks();
+    if (!jwks) throw new PortcullisError('not_found', 'no public keys: tokens are signed with a shared secret (HS256)');
+    return jwks;
+  }
+
+  /**
    * Hook OnUpgrade: runs before the upgrade, after the JWT verified. May
    * return a replaced context.
    */
@@ -207,6 +261,16 @@ export abstract class JwtAuthController {
    */
   getClaimsForLogin(account: Account, _request: Request): Record<string, unknown> | Promise<Record<string, unknown>> {
     return { name: account.username, acc: account.storageId };
+  }
+
+  /** Runs the onSignup hook; its refusal becomes 400 `invalid_request`, a malformed answer a server error. */
+  private async screenSignup(attempt: SignupAttempt, req: Request): Promise<void> {
+    const verdict: unknown = await this.onSignup(attempt, req);
+    if (verdict === undefined || verdict === null) return;
+    const message = (verdict as Partial<SignupRefusal>).refuse;
+    if (typeof message === 'string' && message.trim().length > 0) throw new PortcullisError('invalid_request', message);
+    this.log.error('onSignup answered something that is not { refuse: message }; refusing the signup');
+    throw new PortcullisError('internal', 'internal error');
   }
 
   /** The JWT's principal when the bearer equals the body token and the `@JwtShield` check accepts it; else the refusal. */
