@@ -44,9 +44,11 @@ export { PasswordHasher } from './password/password-hasher.js';
 export { BcryptLimiter } from './password/bcrypt-limiter.js';
 
 // sessions and stores
-export type { RefreshResult, RevocationEvent, UpgradeResult } from './contracts/sessions.js';
-export { TokenSessionSync } from './session/token-session-sync.js';
+export type { RefreshResult, RevocationEvent, SessionSuccessor, UpgradeResult } from './contracts/sessions.js';
+export { TokenSessionSync, type LoginCaller } from './session/token-session-sync.js';
 export { sessionKey } from './session/session-token.js';
+export type { LoginOrigin } from './session/login-inventory.js';
+export { upgradeResponse } from './realtime/in-band-credentials.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
 export { LockoutStore, type AttemptClaim, type LockoutStatus } from './store/lockout-store.js';
 

@@ -74,22 +74,24 @@ export interface PushFrame {
  * const kind: FrameKind = frameKind(frame);
  * ```
  */
-export type FrameKind = 'reply' | 'auth' | 'push';
+export type FrameKind = 'reply' | 'auth' | 'refresh' | 'push';
 
 /**
  * Tells a reply (an `id`, numeric or null, and a boolean `ok`), an auth answer
- * (`type: "auth"`) and a push (anything else, typically with its own `type`) apart.
+ * (`type: "auth"`), a refresh answer (`type: "refresh"`) and a push (anything else,
+ * typically with its own `type`) apart.
  *
  * @example
  * ```ts
  * frameKind({ id: 1, ok: true, data: 'pong' });       // 'reply'
  * frameKind({ type: 'auth', ok: true });               // 'auth'
+ * frameKind({ type: 'refresh', ok: false, error });    // 'refresh'
  * frameKind({ type: 'event', data: 'match found' });   // 'push'
  * ```
  */
 export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
   const { type } = frame;
-  if (typeof type === 'string') return type === 'auth' ? 'auth' : 'push';
+  if (typeof type === 'string') return type === 'auth' || type === 'refresh' ? type : 'push';
   const { id } = frame;
   return (typeof id === 'number' || id === null) && typeof frame['ok'] === 'boolean' ? 'reply' : 'push';
 }

@@ -10,12 +10,14 @@ export { ERROR_CODES, isErrorCode, isWireErrorCode, WIRE_ERROR_MESSAGES, type Er
 export { WS_CLOSE, type CloseReason } from './close-codes.js';
 export { encodeReply, errorReply, frameKind, type FrameKind, type GateReply, type GateRequest, type PushFrame, type WireError } from './frames.js';
 export { readAuthFrame, readAuthReply, type AuthFrame, type AuthReply } from './auth-frame.js';
+export { readRefreshFrame, readRefreshReply, type RefreshFrame, type RefreshReply } from './refresh-frame.js';
 export { isSessionToken, SESSION_TOKEN_LENGTH, SESSION_TOKEN_SUFFIX } from './session-token.js';
 export { credentialKind, isJwtShape, MAX_TOKEN_LENGTH, type CredentialKind } from './credential.js';
 export { parseJsonFrame } from './json-frame.js';
 export { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FRAME_HEADER_BYTES, FrameDecoder, FrameTooLargeError } from './frame-codec.js';
 export {
-  readLoginResponse, readUpgradeResponse, refreshResponseKind, type ErrorBody, type LoginResponse, type UpgradeResponse,
+  readLoginResponse, readSessionsResponse, readUpgradeResponse, refreshResponseKind, type ErrorBody, type LoginResponse, type SessionsResponse,
+  type SessionSummary, type UpgradeResponse,
 } from './http-bodies.js';
 export {
   isUdpDatagram, layUdpDatagram, readUdpDatagram, UDP_DATAGRAM_VERSION, UDP_HEADER_BYTES, UDP_MAC_BYTES, UDP_MIN_DATAGRAM_BYTES,

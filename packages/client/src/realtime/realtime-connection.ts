@@ -1,4 +1,5 @@
-import { frameKind } from '@portcullis/protocol';
+import { frameKind, readAuthReply, readRefreshReply, type AuthFrame, type RefreshFrame } from '@portcullis/protocol';
+import { parseUpgradeResponse, type SessionTokens } from '../http/auth-responses.js';
 import { isPortcullisClientError, PortcullisClientError } from '../errors/portcullis-client-error.js';
 import { Emitter } from '../util/emitter.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
@@ -33,6 +34,8 @@ export class RealtimeConnection {
   #generation = 0;
   #nextId = 1;
   #wake: (() => void) | undefined;
+  /** In-band frames awaiting their answer, in the order sent (the server answers in order). */
+  readonly #control: Array<{ readonly type: 'refresh' | 'auth'; resolve(frame: Readonly<Record<string, unknown>>): void; reject(error: PortcullisClientError): void }> = [];
 
   constructor(options: RealtimeConnectionOptions) {
     this.#options = options;
@@ -42,6 +45,11 @@ export class RealtimeConnection {
   /** `idle` → `connecting` → `open` ⇄ `reconnecting` → `closed`. */
   get state(): ConnectionState {
     return this.#state;
+  }
+
+  /** The credential this connection carries: `session`, `jwt` or `none`. */
+  get credentialKind(): RealtimeConnectionOptions['credential'] {
+    return this.#options.credential;
   }
 
   /** The transport's kind: `ws`, `tcp` or `udp`. */
@@ -78,6 +86,89 @@ export class RealtimeConnection {
     if (this.#credentialStale()) this.#relink(undefined);
     else this.#send(entry);
     return reply as Promise<T>;
+  }
+
+  /** True when in-band refresh and auth frames can be sent now (an open WebSocket or TCP link). */
+  get inBand(): boolean {
+    return this.#state === 'open' && this.#link?.control !== undefined;
+  }
+
+  /** The credential the open link was authenticated with (or moved to), or null. */
+  get credentialToken(): string | null {
+    return this.#linkToken;
+  }
+
+  /**
+   * Rotates the session pair over this connection (`{"type":"refresh"}`); the server
+   * moves every connection of the old access token, this one included, to the new pair.
+   * Rejects with the server's code (`unauthorized`, `forbidden`, …) and leaves the
+   * connection as it was. `PortcullisClient` calls it; call `client.refresh()` instead.
+   *
+   * @example
+   * ```ts
+   * const next = await conn.refreshInBand(client.tokens.session!.refreshToken);
+   * ```
+   */
+  async refreshInBand(refreshToken: string): Promise<SessionTokens> {
+    const answer = readRefreshReply(await this.#sendControl({ type: 'refresh', token: refreshToken }));
+    if (answer === undefined) throw new PortcullisClientError('unexpected_response', 'the refresh answer is malformed');
+    if (!answer.ok) throw new PortcullisClientError(answer.error.code, answer.error.message);
+    const tokens = parseUpgradeResponse(answer);
+    if (this.#linkToken !== null && this.#options.credential === 'session') this.#linkToken = tokens.accessToken;
+    return tokens;
+  }
+
+  /**
+   * Replaces the connection's credential with `token` of the same principal (a second
+   * auth frame): how a JWT connection takes a fresh JWT without reconnecting. When the
+   * server refuses it, the connection reconnects with a renewed credential.
+   *
+   * @example
+   * ```ts
+   * await conn.reauthenticate(freshJwt);
+   * ```
+   */
+  async reauthenticate(token: string): Promise<void> {
+    if (token === this.#linkToken) return;
+    try {
+      const answer = readAuthReply(await this.#sendControl({ type: 'auth', token }));
+      if (answer?.ok !== true) throw new PortcullisClientError(answer?.ok === false ? answer.error.code : 'unexpected_response', 'the server kept the old credential');
+      this.#linkToken = token;
+    } catch (error) {
+      this.#relink(undefined);
+      throw error;
+    }
+  }
+
+  /** A refresh made elsewhere (over HTTP, in another tab) moved this connection on the server: follow it. */
+  adopt(from: string, to: string): void {
+    if (this.#linkToken === from) this.#linkToken = to;
+  }
+
+  #sendControl(frame: RefreshFrame | AuthFrame): Promise<Readonly<Record<string, unknown>>> {
+    const link = this.#link;
+    if (this.#state !== 'open' || link?.control === undefined) {
+      return Promise.reject(new PortcullisClientError('connection_closed', 'no open link takes in-band frames'));
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const at = this.#control.indexOf(entry);
+        if (at >= 0) this.#control.splice(at, 1);
+        reject(new PortcullisClientError('timeout', `no answer to the ${frame.type} frame`));
+      }, this.#options.requestTimeoutMs ?? 10_000);
+      const entry = {
+        type: frame.type,
+        resolve: (answer: Readonly<Record<string, unknown>>) => { clearTimeout(timer); resolve(answer); },
+        reject: (error: PortcullisClientError) => { clearTimeout(timer); reject(error); },
+      };
+      this.#control.push(entry);
+      try {
+        link.control!(frame);
+      } catch (error) {
+        this.#control.pop();
+        entry.reject(asClientError(error));
+      }
+    });
   }
 
   /** Closes the connection for good; pending requests reject with `connection_closed`. */
@@ -140,6 +231,7 @@ export class RealtimeConnection {
   #onFrame(frame: InboundFrame): void {
     const kind = frameKind(frame);
     if (kind === 'push') this.#events.emit('push', frame);
+    if ((kind === 'refresh' || kind === 'auth') && this.#control[0]?.type === kind) return this.#control.shift()!.resolve(frame);
     if (kind !== 'reply' || typeof frame['id'] !== 'number') return;
     const entry = this.#pending.get(frame['id']);
     if (entry === undefined) return;
@@ -161,6 +253,7 @@ export class RealtimeConnection {
 
   #onLinkClosed(info: LinkClosed): void {
     this.#link = undefined;
+    this.#dropControl(info.error);
     this.#pending.rejectAll(info.error ?? new PortcullisClientError('connection_closed', 'the connection dropped before the reply'), (e) => e.sent);
     if (this.#isClosed()) return;
     if (this.#backoff === false) return this.#finish(info.error ?? new PortcullisClientError('connection_closed', 'the server closed the connection'));
@@ -174,6 +267,7 @@ export class RealtimeConnection {
     this.#link = undefined;
     this.#generation++;
     link?.close();
+    this.#dropControl(undefined);
     const resend = this.transport === 'udp';
     this.#pending.rejectAll(new PortcullisClientError('connection_closed', 'the connection was renewed before the reply'), (e) => e.sent && !resend);
     for (const entry of this.#pending.all()) entry.sent = false;
@@ -202,6 +296,10 @@ export class RealtimeConnection {
     this.#finish(lastError ?? new PortcullisClientError('connection_closed', 'could not reconnect'));
   }
 
+  #dropControl(error: PortcullisClientError | undefined): void {
+    for (const entry of this.#control.splice(0)) entry.reject(error ?? new PortcullisClientError('connection_closed', 'the connection closed before the answer'));
+  }
+
   #isClosed(): boolean {
     return this.#state === 'closed';
   }
@@ -220,6 +318,7 @@ export class RealtimeConnection {
     this.#wake?.();
     this.#link?.close();
     this.#link = undefined;
+    this.#dropControl(error);
     this.#pending.rejectAll(error ?? new PortcullisClientError('connection_closed', 'the connection was closed'));
     this.#events.emit('close', error ? { error } : {});
   }

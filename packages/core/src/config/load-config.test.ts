@@ -42,6 +42,7 @@ describe('loadConfig: defaults', () => {
         issuer: 'portcullis',
         audience: 'portcullis',
         clockSkewSeconds: 30,
+        refreshReuseGraceSeconds: 0,
         jwt: { algorithm: 'HS256', verifyOnly: false, mapInboundClaims: true, nameClaim: '' },
         password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024 },
         lockout: { store: 'memory', maxFailures: 5, ipMaxFailures: 50, windowMinutes: 15, lockMinutes: 15 },

@@ -207,6 +207,7 @@ function readSecurity(s: Section): SecurityConfig {
     issuer: s.read('issuer', text, 'portcullis'),
     audience: s.read('audience', text, 'portcullis'),
     clockSkewSeconds: s.read('clock-skew-seconds', integer(0, 3600), 30),
+    refreshReuseGraceSeconds: s.read('refresh-reuse-grace-seconds', integer(0, 300), 0),
     jwt,
     password: readPassword(s),
     lockout: readLockout(s),

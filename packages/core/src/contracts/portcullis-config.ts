@@ -38,6 +38,8 @@ export interface SecurityConfig {
   readonly issuer: string;
   readonly audience: string;
   readonly clockSkewSeconds: number;
+  /** Seconds after a refresh token's first use in which presenting it again answers the same successor; 0: every reuse is theft. */
+  readonly refreshReuseGraceSeconds: number;
   readonly jwt: {
     /** The one algorithm tokens are signed and verified with. */
     readonly algorithm: 'HS256' | 'EdDSA';

@@ -57,6 +57,25 @@ export interface CredentialsRevoked {
   readonly families?: readonly string[];
   /** Set when every credential of a principal was revoked. */
   readonly principalId?: string;
+  /**
+   * Session access tokens a refresh replaced: `from` is the old token's key (also in
+   * `sessionKeys`), `to` the new access token. A connection holding the old token is not
+   * closed but goes on with `to`, its successor.
+   */
+  readonly successors?: readonly SessionSuccessor[];
+}
+
+/**
+ * A session access token and the one a refresh replaced it with.
+ *
+ * @example
+ * ```ts
+ * const moved: SessionSuccessor = { from: oldAccessToken, to: refreshed.accessToken };
+ * ```
+ */
+export interface SessionSuccessor {
+  readonly from: string;
+  readonly to: string;
 }
 
 /**

@@ -82,7 +82,8 @@ interface Entry extends LiveConnection {
  * family). On every revocation event (a logout, `revokeAllFor`, a family
  * revocation; with Redis from any server) it forgets and closes the connections
  * holding a revoked session token, JWT `jti`, login family or principal, and clears
- * their memo. A gap (events may have been missed) clears every connection's memo
+ * their memo. A session token replaced by a refresh is not revoked for its connections:
+ * they move to the successor token, on every server. A gap (events may have been missed) clears every connection's memo
  * instead, so the next message re-checks its credential. Also the server-push API.
  *
  * @example
@@ -199,8 +200,13 @@ export class ConnectionRegistry {
       for (const entry of this.byId.values()) entry.memo.clear();
       return;
     }
+    const successors = new Map((event.successors ?? []).map(({ from, to }) => [from, to]));
     const doomed = new Set<Entry>();
-    for (const key of event.sessionKeys ?? []) for (const entry of this.byCredential.get(key) ?? []) doomed.add(entry);
+    for (const key of event.sessionKeys ?? []) {
+      const successor = successors.get(key);
+      if (successor === undefined) for (const entry of this.byCredential.get(key) ?? []) doomed.add(entry);
+      else this.move(key, successor);
+    }
     for (const jti of event.jtis ?? []) for (const entry of this.byJti.get(jti) ?? []) doomed.add(entry);
     for (const fam of event.families ?? []) for (const entry of this.byFamily.get(fam) ?? []) doomed.add(entry);
     if (event.principalId !== undefined) for (const entry of this.byPrincipal.get(event.principalId) ?? []) doomed.add(entry);
@@ -211,6 +217,20 @@ export class ConnectionRegistry {
       } catch (error) {
         this.log.warn('closing a revoked connection failed', { clientId: entry.clientId, ...describeError(error) });
       }
+    }
+  }
+
+  /**
+   * A refresh is a continuation: the connections holding the replaced session token go on
+   * with its successor, and their memo is cleared so the next message is checked against it.
+   */
+  private move(fromKey: string, to: string): void {
+    for (const entry of [...(this.byCredential.get(fromKey) ?? [])]) {
+      unindex(this.byCredential, fromKey, entry);
+      entry.credential = to;
+      entry.accepted = { kind: 'session', token: to };
+      index(this.byCredential, sessionKey(to), entry);
+      entry.memo.clear();
     }
   }
 

@@ -1,4 +1,4 @@
-import { errorReply, isWireErrorCode, parseJsonFrame, type GateReply, type WireErrorCode } from '@portcullis/protocol';
+import { errorReply, isWireErrorCode, parseJsonFrame, type GateReply, type RefreshReply, type WireErrorCode } from '@portcullis/protocol';
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import { LOGGER_FACTORY, PORTCULLIS_CONTAINER } from '../contracts/injection-tokens.js';
 import type { Logger, LoggerFactory } from '../contracts/logger.js';
@@ -15,7 +15,9 @@ import type { ConnectionContext, GateContext, GateHandler } from './connection-c
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
 import { EventLoopLag } from './event-loop-lag.js';
 import { performance } from 'node:perf_hooks';
+import { refreshInBand, type InBandOutcome } from './in-band-credentials.js';
 import { readPortalPlan } from './portal-reader.js';
+import { TokenSessionSync } from '../session/token-session-sync.js';
 
 /**
  * A class decorated with `@Portal`; resolved through the container.
@@ -68,6 +70,7 @@ export class GateDispatcher {
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
     private readonly enforcer: ShieldEnforcer,
+    private readonly sessions: TokenSessionSync,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
   ) {
     this.log = loggers.create('portcullis:realtime');
@@ -187,6 +190,23 @@ export class GateDispatcher {
   admit(ctx: AuthContext): Admission | Promise<Admission> {
     const verdict = this.enforcer.decide(CONNECTION_PLAN, ctx);
     return verdict instanceof Promise ? verdict.then(admission) : admission(verdict);
+  }
+
+  /**
+   * Answers a connection's refresh frame: rotates the session pair of `token` when it
+   * belongs to `principalId` (the connection's principal; undefined when it has none).
+   * Every live connection of the old access token, on every server, goes on with the
+   * new one; a refusal changes nothing. Never throws.
+   *
+   * @example
+   * ```ts
+   * const { reply, admitted } = await dispatcher.refreshConnection(frame.token, conn.principalId);
+   * if (admitted) registry.attach(conn.clientId, admitted);
+   * send(JSON.stringify(reply));
+   * ```
+   */
+  refreshConnection(token: string, principalId: string | undefined): Promise<InBandOutcome<RefreshReply>> {
+    return refreshInBand(this.sessions, token, principalId);
   }
 }
 

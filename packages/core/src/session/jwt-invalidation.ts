@@ -51,6 +51,17 @@ export class JwtInvalidation {
     return this.cache.setIfAbsent('used-jwt', claims.jti, true, this.markerTtlMs(claims));
   }
 
+  /** Marks a refresh token's `jti` used with the time of the refresh; true only for the one caller that did. */
+  claimRefresh(claims: JwtClaims): Promise<boolean> {
+    return this.cache.setIfAbsent('used-jwt', claims.jti, { refreshedAt: Date.now() }, this.markerTtlMs(claims));
+  }
+
+  /** When a refresh token was used for a refresh (epoch ms); undefined when unused, or spent otherwise (logout). */
+  async refreshedAt(claims: JwtClaims): Promise<number | undefined> {
+    const marker = await this.cache.get<{ refreshedAt?: unknown }>('used-jwt', claims.jti);
+    return typeof marker?.refreshedAt === 'number' ? marker.refreshedAt : undefined;
+  }
+
   /** Undoes {@link claimUse} after a failure further on, so the token can be tried again. */
   async releaseUse(claims: JwtClaims): Promise<void> {
     await this.cache.delete('used-jwt', claims.jti);

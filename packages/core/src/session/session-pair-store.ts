@@ -84,6 +84,11 @@ export class SessionPairStore {
     return record;
   }
 
+  /** The live record of a session refresh token, without using it up. */
+  async findRefresh(refreshToken: string): Promise<RefreshRecord | undefined> {
+    return this.cache.get<RefreshRecord>('session-refresh', sessionKey(refreshToken));
+  }
+
   /** Consumes a refresh token and replaces its pair; undefined when unknown, expired or already used. */
   async rotate(refreshToken: string): Promise<{ session: UpgradeResult; replacedAccessKey: string; fam: string | undefined } | undefined> {
     const refresh = sessionKey(refreshToken);
@@ -104,10 +109,11 @@ export class SessionPairStore {
 
   /** Deletes the pair of a refresh token; answers the revoked access keys (none when unknown). */
   async revokeByRefresh(refreshToken: string): Promise<string[]> {
-    return this.revokeRefreshKey(sessionKey(refreshToken));
+    return this.revokeByRefreshKey(sessionKey(refreshToken));
   }
 
-  private async revokeRefreshKey(refresh: string): Promise<string[]> {
+  /** Deletes the pair of a refresh token's key; answers the revoked access keys (none when unknown). */
+  async revokeByRefreshKey(refresh: string): Promise<string[]> {
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return [];
     await this.cache.write([{ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refresh)]);
@@ -148,7 +154,7 @@ export class SessionPairStore {
     // Same lifetime for every pair: the earliest expiry is the least recently made or refreshed.
     live.sort((a, b) => a.record.refreshExpires - b.record.refreshExpires);
     const oldest = live.slice(0, live.length - this.maxPerPrincipal);
-    const revoked = await Promise.all(oldest.map(({ key }) => this.revokeRefreshKey(key)));
+    const revoked = await Promise.all(oldest.map(({ key }) => this.revokeByRefreshKey(key)));
     return revoked.flat();
   }
 

@@ -33,6 +33,14 @@ export type CacheNamespace =
   | 'principal-sessions'
   /** login family id → set of session refresh tokens upgraded from that login */
   | 'family-sessions'
+  /** session refresh token key → when it was used and its successor's refresh key (reuse detection) */
+  | 'used-session-refresh'
+  /** used refresh token's digest → its successor, sealed with the used token (only within the reuse grace) */
+  | 'refresh-successor'
+  /** login family id → login record (the session inventory) */
+  | 'login'
+  /** principal id → set of login family ids (the session inventory's per-principal index) */
+  | 'principal-logins'
   /** account key → login attempts not yet known to have succeeded, in the current window or lock */
   | 'lockout-failures'
   /** client address (IPv6: its /64) → failed logins and refused signups in the current window */
@@ -97,10 +105,10 @@ export interface CacheStore {
   take<T>(ns: CacheNamespace, key: string): Promise<T | undefined>;
   /** Applies every write or none (a Redis MULTI; one synchronous step in memory). */
   write(writes: readonly CacheWrite[]): Promise<void>;
+  /** The members of a set (empty when absent). */
+  members(ns: CacheNamespace, key: string): Promise<string[]>;
   /** Reads and deletes a set in one step. */
   takeMembers(ns: CacheNamespace, key: string): Promise<string[]>;
-  /** Reads a set (empty when absent). */
-  members(ns: CacheNamespace, key: string): Promise<string[]>;
   /**
    * Atomically adds `by` (default 1; may be negative) to a counter that starts a `windowMs`
    * TTL when created; answers the new count. An existing counter keeps its TTL.

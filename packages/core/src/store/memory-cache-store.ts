@@ -96,13 +96,13 @@ export class MemoryCacheStore implements CacheStore {
     }
   }
 
-  async takeMembers(ns: CacheNamespace, key: string): Promise<string[]> {
-    const members = await this.take<Set<string>>(ns, key);
+  async members(ns: CacheNamespace, key: string): Promise<string[]> {
+    const members = this.entry(ns, key)?.value as Set<string> | undefined;
     return members ? [...members] : [];
   }
 
-  async members(ns: CacheNamespace, key: string): Promise<string[]> {
-    const members = this.entry(ns, key)?.value as Set<string> | undefined;
+  async takeMembers(ns: CacheNamespace, key: string): Promise<string[]> {
+    const members = await this.take<Set<string>>(ns, key);
     return members ? [...members] : [];
   }
 

@@ -141,16 +141,16 @@ export class RedisCacheStore implements CacheStore {
     });
   }
 
+  members(ns: CacheNamespace, key: string): Promise<string[]> {
+    return this.run(async () => (await this.client.sMembers(this.fullKey(ns, key))).map(String));
+  }
+
   takeMembers(ns: CacheNamespace, key: string): Promise<string[]> {
     return this.run(async () => {
       const full = this.fullKey(ns, key);
       const [members] = await this.client.multi().sMembers(full).unlink(full).exec();
       return Array.isArray(members) ? members.map(String) : [];
     });
-  }
-
-  members(ns: CacheNamespace, key: string): Promise<string[]> {
-    return this.run(async () => (await this.client.sMembers(this.fullKey(ns, key))).map(String));
   }
 
   increment(ns: CacheNamespace, key: string, windowMs: number, by = 1): Promise<number> {

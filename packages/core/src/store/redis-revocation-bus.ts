@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../contracts/logger.js';
-import type { CredentialsRevoked } from '../contracts/sessions.js';
+import type { CredentialsRevoked, SessionSuccessor } from '../contracts/sessions.js';
 import { storeUnavailable } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, type RedisClient } from './redis-connection.js';
 import { LocalRevocationBus } from './revocation-bus.js';
@@ -19,6 +19,9 @@ interface BusMessage {
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
+const isSuccessorArray = (value: unknown): value is SessionSuccessor[] =>
+  Array.isArray(value) && value.every((v) => typeof v?.from === 'string' && typeof v?.to === 'string');
+
 function readMessage(text: string): BusMessage | undefined {
   let message: unknown;
   try {
@@ -26,7 +29,7 @@ function readMessage(text: string): BusMessage | undefined {
   } catch {
     return undefined;
   }
-  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionKeys?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown } };
+  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionKeys?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown; successors?: unknown } };
   if (typeof o !== 'string' || !e || !isStringArray(e.sessionKeys) || !isStringArray(e.jtis)) return undefined;
   if (e.principalId !== undefined && typeof e.principalId !== 'string') return undefined;
   if (e.families !== undefined && !isStringArray(e.families)) return undefined;
@@ -34,6 +37,10 @@ function readMessage(text: string): BusMessage | undefined {
   const event: { -readonly [K in keyof CredentialsRevoked]: CredentialsRevoked[K] } = { kind: 'revoked', sessionKeys: e.sessionKeys, jtis: e.jtis };
   if (e.families !== undefined && e.families.length > 0) event.families = e.families;
   if (e.principalId !== undefined) event.principalId = e.principalId;
+  if (e.successors !== undefined) {
+    if (!isSuccessorArray(e.successors)) return undefined;
+    event.successors = e.successors.map(({ from, to }) => Object.freeze({ from, to }));
+  }
   return { o, e: Object.freeze(event) };
 }
 
