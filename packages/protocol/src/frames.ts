@@ -32,6 +32,8 @@ export interface GateRequest {
 export interface WireError {
   readonly code: WireErrorCode;
   readonly message: string;
+  /** With `rate_limited`: milliseconds until the caller's window ends and a request may pass again. */
+  readonly retryAfterMs?: number;
 }
 
 /**
@@ -93,15 +95,20 @@ export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
 }
 
 /**
- * Builds a failed reply; `message` defaults to the code's fixed text.
+ * Builds a failed reply; `message` defaults to the code's fixed text. A
+ * `retryAfterMs` (for `rate_limited`) is added to the error as a whole number of
+ * milliseconds.
  *
  * @example
  * ```ts
  * errorReply(null, 'bad_request');
+ * errorReply(7, 'rate_limited', undefined, 250); // error: { code: 'rate_limited', message, retryAfterMs: 250 }
  * ```
  */
-export function errorReply(id: number | null, code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code]): GateReply {
-  return { id, ok: false, error: { code, message } };
+export function errorReply(id: number | null, code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code], retryAfterMs?: number): GateReply {
+  return retryAfterMs === undefined
+    ? { id, ok: false, error: { code, message } }
+    : { id, ok: false, error: { code, message, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) } };
 }
 
 /**

@@ -18,6 +18,7 @@ import { PasswordHasher } from '../password/password-hasher.js';
 import { ConnectionRegistry } from '../realtime/connection-registry.js';
 import { GateDispatcher } from '../realtime/gate-dispatcher.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
+import { RateLimiter } from '../shield/rate-limiter.js';
 import { SessionAuth } from '../shield/session-auth.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { SessionStores, SessionStoreOptions } from '../store/session-stores.js';
@@ -61,7 +62,7 @@ export interface PortcullisRegistration {
  * Registers portcullis in a container: the config, the logger factory, the
  * container itself (for shields and portals), the signing key (after the key
  * guard), the password hasher and the shield enforcer. With `svc:security:mode = jwt`
- * it also registers `JwtAuth`, `SessionAuth`, `JwtTokenValidator`, `JwtTokenIssuer`,
+ * it also registers the `@RateLimit` counters on the cache provider, `JwtAuth`, `SessionAuth`, `JwtTokenValidator`, `JwtTokenIssuer`,
  * `AccessTokenIssuer` (also as {@link I_ACCESS_TOKEN_ISSUER}), `TokenSessionSync`,
  * the lockout store, the login service with its account store, and one
  * `GateDispatcher` and `ConnectionRegistry` shared by every transport (so server push
@@ -94,10 +95,19 @@ export function registerPortcullis(container: DependencyContainer, options: Port
   container.registerSingleton(AccessTokenIssuer);
   container.register(I_ACCESS_TOKEN_ISSUER, { useToken: AccessTokenIssuer });
   const stores = registerSessionServices(container, options.stores);
+  const limiter = new RateLimiter(stores.cache);
+  container.register(RateLimiter, { useValue: limiter });
   container.registerSingleton(JwtAuth);
   container.registerSingleton(SessionAuth);
   container.registerSingleton(GateDispatcher);
   container.registerSingleton(ConnectionRegistry);
   registerAccountServices(container);
-  return { config, stores, close: () => stores.close() };
+  return {
+    config,
+    stores,
+    close: () => {
+      limiter.close();
+      return stores.close();
+    },
+  };
 }

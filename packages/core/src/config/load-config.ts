@@ -1,4 +1,4 @@
-import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from '../contracts/portcullis-config.js';
+import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig, type ShieldFallback } from '../contracts/portcullis-config.js';
 import { Secret } from '../contracts/secret.js';
 import { ConfigError } from '../errors/portcullis-error.js';
 import { overlayEnvironment, readConfigFile, type RawTree } from './config-source.js';
@@ -143,6 +143,13 @@ function readSession(s: Section): SecurityConfig['session'] {
   return session;
 }
 
+function readShields(s: Section): SecurityConfig['shields'] {
+  const section = s.child('shields');
+  const shields = { fallback: section.read('fallback', oneOf<ShieldFallback>('none', 'jwt', 'session', 'any'), 'none') };
+  section.done();
+  return shields;
+}
+
 function readJwt(s: Section): SecurityConfig['jwt'] {
   const section = s.child('jwt');
   const jwt = { mapInboundClaims: section.read('map-inbound-claims', boolean, true), nameClaim: section.read('name-claim', text, '') };
@@ -167,6 +174,7 @@ function readSecurity(s: Section): SecurityConfig {
     lockout: readLockout(s),
     captcha: readCaptcha(s),
     session: readSession(s),
+    shields: readShields(s),
   };
   s.done();
   return security;

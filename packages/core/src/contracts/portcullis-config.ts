@@ -11,6 +11,18 @@ import type { Secret } from './secret.js';
 export type CaptchaProvider = 'recaptcha' | 'hcaptcha' | 'turnstile';
 
 /**
+ * What guards a gate or route that declares no shield (`svc:security:shields:fallback`):
+ * `none` answers anyone, `jwt` needs a JWT access token, `session` a session token,
+ * `any` either. `@AllowAnonymous` opts a gate or route out.
+ *
+ * @example
+ * ```ts
+ * const fallback: ShieldFallback = config.security.shields.fallback; // 'none' unless configured
+ * ```
+ */
+export type ShieldFallback = 'none' | 'jwt' | 'session' | 'any';
+
+/**
  * The validated `svc:security` section. Frozen; read once at start-up.
  *
  * @example
@@ -52,6 +64,9 @@ export interface SecurityConfig {
     readonly secretKey: Secret;
     /** The provider's verify endpoint unless overridden (tests, self-hosting). */
     readonly verifyUrl: string;
+  };
+  readonly shields: {
+    readonly fallback: ShieldFallback;
   };
   readonly session: {
     readonly accessMinutes: number;

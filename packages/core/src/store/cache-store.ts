@@ -35,6 +35,8 @@ export type CacheNamespace =
   | 'lockout-failures'
   /** account key → marker while the account is locked */
   | 'lockout-lock'
+  /** digest of a `@RateLimit` scope, caller and window → requests claimed in that window */
+  | 'rate-limit'
   /** '' → epoch seconds when the store's data began; JWTs issued before it are refused (see store-epoch.ts) */
   | 'store-epoch';
 
@@ -97,8 +99,8 @@ export interface CacheStore {
   write(writes: readonly CacheWrite[]): Promise<void>;
   /** Reads and deletes a set in one step. */
   takeMembers(ns: CacheNamespace, key: string): Promise<string[]>;
-  /** Atomically adds one to a counter that starts a `windowMs` TTL when created; answers the new count. */
-  increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number>;
+  /** Atomically adds `amount` (default 1) to a counter that starts a `windowMs` TTL when created; answers the new count. */
+  increment(ns: CacheNamespace, key: string, windowMs: number, amount?: number): Promise<number>;
   /** Milliseconds until the entry expires; 0 when it is absent. */
   remainingMs(ns: CacheNamespace, key: string): Promise<number>;
   /** Resolves once the store can serve requests (at once in memory), or rejects with `unavailable` after `timeoutMs`. */

@@ -101,13 +101,13 @@ export class MemoryCacheStore implements CacheStore {
     return members ? [...members] : [];
   }
 
-  async increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number> {
+  async increment(ns: CacheNamespace, key: string, windowMs: number, amount = 1): Promise<number> {
     const entry = this.entry(ns, key);
     if (!entry) {
-      this.entries.set(this.fullKey(ns, key), { value: 1, expires: Date.now() + windowMs });
-      return 1;
+      this.entries.set(this.fullKey(ns, key), { value: amount, expires: Date.now() + windowMs });
+      return amount;
     }
-    entry.value = (entry.value as number) + 1;
+    entry.value = (entry.value as number) + amount;
     return entry.value as number;
   }
 

@@ -138,12 +138,12 @@ export class RedisCacheStore implements CacheStore {
     });
   }
 
-  increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number> {
+  increment(ns: CacheNamespace, key: string, windowMs: number, amount = 1): Promise<number> {
     return this.run(async () => {
       const full = this.fullKey(ns, key);
       const ms = Math.max(1, Math.ceil(windowMs));
       // Counters are raw integers (INCR needs them) and are never read through keyv.
-      const replies = await this.client.multi().set(full, '0', { expiration: { type: 'PX', value: ms }, condition: 'NX' }).incr(full).exec();
+      const replies = await this.client.multi().set(full, '0', { expiration: { type: 'PX', value: ms }, condition: 'NX' }).incrBy(full, amount).exec();
       return Number(replies[1]);
     });
   }

@@ -3,7 +3,7 @@
  * logout at `/auth`, with the customisation hooks an application overrides.
  */
 import {
-  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
+  AllowAnonymous, JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
   TokenSessionSync,
   type Account, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
@@ -43,6 +43,9 @@ const UPGRADE_PLAN = shieldPlan(JwtAuth);
  * mount it: every route of the HTTP API (docs/http-api.md) is inherited. Constructed by
  * tsyringe with six services; the upgrade has the shield enforcer make the
  * same check `@JwtShield` makes on the presented JWT before any hook runs.
+ * The routes that take no bearer (signup, logins, refresh) are `@AllowAnonymous`,
+ * and so is the upgrade, whose handler checks its JWT itself (to answer
+ * `invalid_token`): `svc:security:shields:fallback` never closes them.
  *
  * @example
  * ```ts
@@ -73,6 +76,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/signup` `{email, username, password, captchaToken?}` → 201 login response. */
+  @AllowAnonymous
   @Post('/signup')
   async signup(req: Request, res: Response): Promise<LoginResponse> {
     const body = jsonObjectBody(req);
@@ -86,6 +90,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/login/emailpwd` `{email, password, captchaToken?}` → 200 login response. */
+  @AllowAnonymous
   @Post('/login/emailpwd')
   async loginWithEmail(req: Request): Promise<LoginResponse> {
     const body = jsonObjectBody(req);
@@ -97,6 +102,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/login/unamepwd` `{username, password, captchaToken?}` → 200 login response. */
+  @AllowAnonymous
   @Post('/login/unamepwd')
   async loginWithUsername(req: Request): Promise<LoginResponse> {
     const body = jsonObjectBody(req);
@@ -111,6 +117,7 @@ export abstract class JwtAuthController {
    * `POST /auth/refresh` `{refreshToken}`: a JWT refresh token gives a new login
    * response, a session refresh token a new upgrade response; either is used up.
    */
+  @AllowAnonymous
   @Post('/refresh')
   async refresh(req: Request): Promise<LoginResponse | UpgradeResponse> {
     const result = await this.sessions.refresh(requiredString(jsonObjectBody(req), 'refreshToken'));
@@ -123,6 +130,7 @@ export abstract class JwtAuthController {
    * `POST /auth/upgrade` with `Authorization: Bearer <JWT>` and `{token}` equal to
    * it → 200 upgrade response; the JWT is invalid from then on.
    */
+  @AllowAnonymous
   @Post('/upgrade')
   async upgrade(req: Request): Promise<UpgradeResponse> {
     const token = requiredString(jsonObjectBody(req), 'token');
