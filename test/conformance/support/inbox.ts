@@ -6,7 +6,7 @@ export interface Reply {
   readonly id: number | null;
   readonly ok: boolean;
   readonly data?: unknown;
-  readonly error?: { readonly code: string; readonly message: string };
+  readonly error?: { readonly code: string; readonly message: string; readonly retryAfterMs?: number };
 }
 
 export class Inbox {
