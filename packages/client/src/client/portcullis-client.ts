@@ -55,6 +55,8 @@ export interface ConnectOptions {
   readonly handshakeTimeoutMs?: number;
   /** Reconnect spacing, or `false` to close on the first drop. */
   readonly reconnect?: Partial<BackoffOptions> | false;
+  /** `wait` (default): back off a gate that answered `rate_limited` and send again; `reject`: reject at once. */
+  readonly rateLimited?: 'wait' | 'reject';
 }
 
 function defaultBaseUrl(): string {
@@ -176,6 +178,7 @@ export class PortcullisClient implements CredentialSource {
       ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
       ...(options.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: options.handshakeTimeoutMs }),
       ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+      ...(options.rateLimited === undefined ? {} : { rateLimited: options.rateLimited }),
     });
     this.#connections.add(connection);
     connection.on('close', () => this.#connections.delete(connection));
