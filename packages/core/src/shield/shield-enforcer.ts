@@ -95,7 +95,7 @@ export class ShieldEnforcer {
   announceAnonymous(): void {
     if (this.unannounced.length === 0) return;
     const anonymous = this.unannounced.splice(0);
-    this.log.info(`answering anonymously: ${anonymous.join(', ')}`, { anonymous, fallback: this.fallbackName });
+    this.log.info('answering anonymously', { anonymous, fallback: this.fallbackName });
   }
 
   /**

@@ -1,19 +1,11 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Logger, LoggerFactory } from '../contracts/logger.js';
-import type { ConnectionContext } from '../realtime/connection-context.js';
-import { Gate } from '../realtime/gate.decorator.js';
-import { Portal } from '../realtime/portal.decorator.js';
-import { createMemoryTestStack, type TestStack } from '../testing.js';
-import { AllowAnonymous } from './allow-anonymous.decorator.js';
-import { Authorize } from './authorize.decorator.js';
-import { JwtAuth } from './jwt-auth.js';
-import { JwtShield } from './jwt-shield.decorator.js';
-import { RateLimit } from './rate-limit.decorator.js';
-import { rateLimitSlice } from './rate-limiter.js';
-import { SessionAuth } from './session-auth.js';
-import { SessionShield } from './session-shield.decorator.js';
-import { readShieldPlan } from './shield-plan-reader.js';
+import {
+  AllowAnonymous, Authorize, Gate, JwtAuth, JwtShield, Portal, RateLimit, SessionAuth, SessionShield, type Logger, type LoggerFactory,
+} from '@portcullis/core';
+import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
+import { readShieldPlan, type ConnectionContext } from '@portcullis/core/transport';
+import { rateLimitSlice } from '../src/shield/rate-limiter.js';
 
 @Portal('/open-world')
 class OpenWorld {
