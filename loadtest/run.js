@@ -3,7 +3,8 @@
  * `npm run loadtest`: load tests of the example game server, each server in its
  * own child process so the load generator's CPU does not count against it.
  *
- *   (a) ws     N authenticated WebSocket clients sending `move` (in-memory store, then Redis)
+ *   (a) ws     N authenticated WebSocket clients sending `move` (in-memory store, then Redis), after
+ *              the control: a bare `ws` server with no authentication, driven and pinned the same way
  *   (b) storm  a login storm at bcrypt cost 11, event-loop delay measured in the server
  *   (c) soak   minutes of moderate load, RSS / heap / handles sampled, growth slope fitted
  *   (d) overload  twice the server's measured capacity for 10 s, then half: answered within 1 s,
@@ -18,7 +19,7 @@
  * counted errors. Traffic goes to 127.0.0.1 only; every loop is bounded by its duration.
  *
  * Usage: npm run loadtest [-- [ws] [storm] [soak] [overload] [--quick] [--clients=N] [--duration=S] [--rate=R]
- *          [--providers=inmemory,redis] [--logins=N] [--storm-rounds=N] [--work-factor=N]
+ *          [--providers=control,inmemory,redis] [--logins=N] [--storm-rounds=N] [--work-factor=N]
  *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis]
  *          [--capacity=R] [--probe-seconds=S] [--steady-seconds=S] [--overload-seconds=S] [--recovery-seconds=S]
  *          [--server-cpu=N] [--generator-cpu=N] [--no-pin] [--no-save] [--docs-only]]
@@ -58,7 +59,7 @@ const OPTIONS = {
   clients: ['LOADTEST_CLIENTS', 5000, Number],
   duration: ['LOADTEST_DURATION_S', 60, Number],
   rate: ['LOADTEST_RATE', 4, Number],
-  providers: ['LOADTEST_PROVIDERS', 'inmemory,redis', String],
+  providers: ['LOADTEST_PROVIDERS', 'control,inmemory,redis', String],
   logins: ['LOADTEST_LOGINS', 200, Number],
   'storm-rounds': ['LOADTEST_STORM_ROUNDS', 1, Number],
   'work-factor': ['LOADTEST_WORK_FACTOR', 11, Number],

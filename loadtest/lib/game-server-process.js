@@ -4,12 +4,9 @@
  * memory and event loop are measured without the load generator's. Started by
  * server-handle.js with `fork`; configured by LOADTEST_* variables; answers
  * commands over IPC (accounts, tokens, stats, event-loop delay, close).
- *
- * Event-loop responsiveness is measured the way the issue defines it: a 10 ms
- * timer re-armed forever, and the delay by which each firing is late.
+ * Event-loop responsiveness is measured by loop-monitor.js.
  */
 import 'reflect-metadata';
-import { performance } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import {
   ACCOUNT_STORE, ConnectionRegistry, JwtTokenIssuer, loadConfig, PasswordHasher, silentLoggerFactory,
@@ -17,6 +14,7 @@ import {
 import { createGameServer } from '../../examples/game-server/dist/game-server.js';
 import { startRealtime } from '../../examples/game-server/dist/realtime.js';
 import { serveParent } from '../../bench/lib/child-rpc.js';
+import { startLoopMonitor } from './loop-monitor.js';
 
 const env = process.env;
 const problems = { warn: 0, error: 0, lastError: undefined };
@@ -53,23 +51,7 @@ const realtime = await startRealtime(server.container, server.httpServer, { host
 const issuer = server.container.resolve(JwtTokenIssuer);
 const registry = server.container.resolve(ConnectionRegistry);
 
-const loop = { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] };
-const started = performance.now();
-let expected = performance.now() + 10;
-const tick = () => {
-  const now = performance.now();
-  const late = Math.max(0, now - expected);
-  loop.max = Math.max(loop.max, late);
-  loop.sum += late;
-  loop.samples++;
-  if (late >= 50) {
-    loop.over50++;
-    if (loop.stalls.length < 20) loop.stalls.push({ atS: Number(((now - started) / 1000).toFixed(2)), ms: Math.round(late) });
-  }
-  expected = now + 10;
-  setTimeout(tick, 10).unref();
-};
-setTimeout(tick, 10).unref();
+const loop = startLoopMonitor();
 
 function stats({ gc = false } = {}) {
   if (gc && globalThis.gc) for (let i = 0; i < 2; i++) globalThis.gc();
@@ -106,11 +88,8 @@ const handlers = {
     globalThis.gc?.();
     return writeHeapSnapshot(file);
   },
-  'loop-reset': () => {
-    Object.assign(loop, { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] });
-    return null;
-  },
-  'loop-read': () => ({ maxMs: loop.max, meanMs: loop.samples ? loop.sum / loop.samples : 0, samples: loop.samples, over50: loop.over50, stalls: loop.stalls }),
+  'loop-reset': () => loop.reset(),
+  'loop-read': () => loop.read(),
   async close() {
     await realtime.close();
     await server.close();

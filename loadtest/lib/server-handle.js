@@ -41,3 +41,13 @@ export async function startGameServer(options = {}) {
     close: () => server.stop(),
   };
 }
+
+/**
+ * Starts the control server (control-server-process.js: bare `ws`, no authentication),
+ * pinned like the game server, with the same IPC commands for stats and the event loop.
+ */
+export async function startControlServer(options = {}) {
+  const cpu = options.cpu === null ? undefined : (options.cpu ?? serverCpu);
+  const server = await startServerProcess(join(here, 'control-server-process.js'), [], { execArgv: ['--expose-gc'], cpu, flagsVariable: 'LOADTEST_SERVER_FLAGS', name: 'control server' });
+  return { ...server.info, pid: server.pid, call: server.call, exited: server.exited, close: () => server.stop() };
+}

@@ -1,6 +1,9 @@
 /**
  * Report (a): N concurrent authenticated WebSocket clients sending `move` for a
- * fixed time against the example server, on the in-memory store and on Redis.
+ * fixed time against the example server, on the in-memory store and on Redis,
+ * beside the control: a bare `ws` server without authentication (provider
+ * `control`), driven the same way, whose numbers are the floor of ws, Node and the
+ * machine.
  * Each client gets its own player: a JWT (what a login answers) upgraded to a
  * session through `POST /auth/upgrade`, then a socket opened with
  * `Authorization: Bearer <session token>`.
@@ -8,25 +11,25 @@
 import { performance } from 'node:perf_hooks';
 import { upgradeAll } from '../lib/http-client.js';
 import { formatMachineLoad, watchMachineLoad } from '../lib/machine-load.js';
-import { startGameServer } from '../lib/server-handle.js';
+import { startControlServer, startGameServer } from '../lib/server-handle.js';
 import { latencySummary, int, mb, ms, sleep } from '../lib/stats.js';
 import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
 
 /**
- * @param {{ provider: 'inmemory'|'redis', redisUrl?: string, redisPid?: number, clients: number, durationS: number, rate: number, pinning?: string }} options
+ * @param {{ provider: 'control'|'inmemory'|'redis', redisUrl?: string, redisPid?: number, clients: number, durationS: number, rate: number, pinning?: string }} options
  *   `pinning`: how server and generator were placed, for the report.
  */
 export async function runWsMove({ provider, redisUrl, redisPid, clients, durationS, rate, pinning }) {
-  const server = await startGameServer({ provider, redisUrl });
+  const control = provider === 'control';
+  const server = control ? await startControlServer() : await startGameServer({ provider, redisUrl });
   try {
     const idle = await server.call('stats', { gc: true });
     let t = performance.now();
-    const jwts = await server.call('jwts', { prefix: `${provider}-player-`, count: clients });
-    const sessions = await upgradeAll(server.http, jwts);
+    const tokens = control ? Array.from({ length: clients }, () => null) : (await upgradeAll(server.http, await server.call('jwts', { prefix: `${provider}-player-`, count: clients }))).map((s) => s.accessToken);
     const upgradeSeconds = (performance.now() - t) / 1000;
 
     t = performance.now();
-    const sockets = await openSockets(server.wsUrl, sessions.map((s) => s.accessToken));
+    const sockets = await openSockets(server.wsUrl, tokens);
     const openSeconds = (performance.now() - t) / 1000;
     const connected = await server.call('stats', { gc: true });
 
@@ -76,7 +79,7 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
       eventLoopMaxDelayMs: loop.maxMs,
       eventLoopStalls: loop.stalls,
       serverConnections: { atEnd: end.connections, afterDisconnect: disconnected.connections },
-      serverLogged: disconnected.problems,
+      serverLogged: disconnected.problems ?? { warn: 0, error: 0 },
       setup: { upgradeSeconds, openSeconds },
       machineLoad,
     };
@@ -89,8 +92,9 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
 export function formatWsMove(r) {
   const offered = r.ratePerClient === 0 ? 'closed loop (one request in flight per client)' : `${r.ratePerClient} msg/s per client (${int(r.clients * r.ratePerClient)} msg/s offered)`;
   const d = r.errorDetail;
+  const what = { control: 'CONTROL: bare ws server, no authentication (the floor of ws, Node and this machine)', redis: 'Redis store', inmemory: 'in-memory store' }[r.provider];
   return [
-    `(a) ${int(r.clients)} authenticated WebSocket clients sending move — ${r.provider === 'redis' ? 'Redis store' : 'in-memory store'}`,
+    `(a) ${int(r.clients)} ${r.provider === 'control' ? '' : 'authenticated '}WebSocket clients sending move — ${what}`,
     `    duration        ${r.durationS} s measured (after a warm-up), ${offered}`,
     `    messages/s      ${int(r.messagesPerSecond)}`,
     `    latency         p50 ${ms(r.latencyMs.p50)} · p99 ${ms(r.latencyMs.p99)} · max ${ms(r.latencyMs.max)}`,
@@ -100,7 +104,7 @@ export function formatWsMove(r) {
     `    server CPU      ${r.serverCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.serverCpuCores.toFixed(2)} cores · event-loop max delay ${ms(r.eventLoopMaxDelayMs)} (${r.eventLoopStalls.length} stalls ≥ 50 ms)`,
     `    generator CPU   ${r.generatorCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.generatorCpuCores.toFixed(2)} cores (the load generator's own process.cpuUsage(); near 1 core it, not the server, sets the pace)`,
     `    pinning         ${r.pinning ?? 'not recorded'}`,
-    `    setup           ${int(r.clients)} upgrades over HTTP in ${r.setup.upgradeSeconds.toFixed(1)} s, ${int(r.clients)} sockets opened in ${r.setup.openSeconds.toFixed(1)} s`,
+    `    setup           ${r.provider === 'control' ? '' : `${int(r.clients)} upgrades over HTTP in ${r.setup.upgradeSeconds.toFixed(1)} s, `}${int(r.clients)} sockets opened in ${r.setup.openSeconds.toFixed(1)} s`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
     `    server log      ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors; connections after disconnect: ${JSON.stringify(r.serverConnections.afterDisconnect)}`,
   ].join('\n');

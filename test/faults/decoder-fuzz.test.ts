@@ -16,7 +16,7 @@ import { fuzzInputs, seededRandom } from './support/fuzz-inputs.js';
 const SEED = 0x5eed_0007;
 const COUNT = 10_000;
 const inputs = fuzzInputs(SEED, COUNT);
-const WIRE_CODES = ['unauthorized', 'forbidden', 'not_found', 'bad_request', 'internal', 'unavailable', 'rate_limited'];
+const WIRE_CODES = ['unauthorized', 'forbidden', 'not_found', 'bad_request', 'internal', 'unavailable', 'rate_limited', 'overloaded'];
 
 let stack: TestStack;
 const escaped: unknown[] = [];

@@ -4,7 +4,7 @@ import { ERROR_CODES, isErrorCode, isWireErrorCode, WIRE_ERROR_MESSAGES } from '
 describe('the error codes', () => {
   it('are one list without duplicates, and the real-time codes are part of it', () => {
     expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
-    expect(Object.keys(WIRE_ERROR_MESSAGES).sort()).toEqual(['bad_request', 'forbidden', 'internal', 'not_found', 'rate_limited', 'unauthorized', 'unavailable']);
+    expect(Object.keys(WIRE_ERROR_MESSAGES).sort()).toEqual(['bad_request', 'forbidden', 'internal', 'not_found', 'overloaded', 'rate_limited', 'unauthorized', 'unavailable']);
     for (const code of Object.keys(WIRE_ERROR_MESSAGES)) expect(ERROR_CODES).toContain(code);
     expect(Object.isFrozen(ERROR_CODES) && Object.isFrozen(WIRE_ERROR_MESSAGES)).toBe(true);
   });

@@ -26,6 +26,7 @@ export const ERROR_CODES = Object.freeze([
   'bad_request',
   'unavailable',
   'rate_limited',
+  'overloaded',
   'internal',
 ] as const);
 
@@ -59,7 +60,9 @@ export function isErrorCode(value: unknown): value is ErrorCode {
  * The codes a real-time reply (and an auth reply) carries. `unavailable` means the
  * credential could not be checked because a backing store is down (fail closed);
  * `rate_limited` means the caller sent more than the gate's `@RateLimit` allows in
- * its window, and the reply's `error.retryAfterMs` says when to send again.
+ * its window, and the reply's `error.retryAfterMs` says when to send again;
+ * `overloaded` means the server was too far behind to run the gate and refused it
+ * unrun (the reply's `retryAfterMs` says when to try again).
  *
  * @example
  * ```ts
@@ -67,7 +70,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
  * socket.send(encodeReply(errorReply(request.id, code)));
  * ```
  */
-export type WireErrorCode = Extract<ErrorCode, 'unauthorized' | 'forbidden' | 'not_found' | 'bad_request' | 'internal' | 'unavailable' | 'rate_limited'>;
+export type WireErrorCode = Extract<ErrorCode, 'unauthorized' | 'forbidden' | 'not_found' | 'bad_request' | 'internal' | 'unavailable' | 'rate_limited' | 'overloaded'>;
 
 /**
  * The fixed, client-safe message of each real-time code; the one message table.
@@ -85,6 +88,7 @@ export const WIRE_ERROR_MESSAGES: Readonly<Record<WireErrorCode, string>> = Obje
   internal: 'the gate failed',
   unavailable: 'authentication is temporarily unavailable',
   rate_limited: 'too many requests; retry later',
+  overloaded: 'the server is overloaded; the gate was not run',
 });
 
 /**

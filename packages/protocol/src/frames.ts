@@ -32,7 +32,7 @@ export interface GateRequest {
 export interface WireError {
   readonly code: WireErrorCode;
   readonly message: string;
-  /** With `rate_limited`: milliseconds until the caller's window ends and a request may pass again. */
+  /** With `rate_limited` or `overloaded`: milliseconds (whole) to wait before sending that request again. */
   readonly retryAfterMs?: number;
 }
 
@@ -96,12 +96,13 @@ export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
 
 /**
  * Builds a failed reply; `message` defaults to the code's fixed text. A
- * `retryAfterMs` (for `rate_limited`) is added to the error as a whole number of
+ * `retryAfterMs` (for `rate_limited`, `overloaded`) is added to the error as a whole number of
  * milliseconds.
  *
  * @example
  * ```ts
  * errorReply(null, 'bad_request');
+ * errorReply(7, 'overloaded', undefined, 500); // {"id":7,"ok":false,"error":{"code":"overloaded",…,"retryAfterMs":500}}
  * errorReply(7, 'rate_limited', undefined, 250); // error: { code: 'rate_limited', message, retryAfterMs: 250 }
  * ```
  */

@@ -13,8 +13,9 @@ const FATAL: ReadonlySet<string> = new Set(['not_authenticated', 'invalid_creden
  * with timeouts, server-push events, and reconnects with capped, jittered
  * backoff, renewing the credential first when it expired or was refused.
  * Requests made while (re)connecting wait for the link, within their timeout.
- * A `rate_limited` reply backs that gate off for the server's `retryAfterMs` and
- * sends the request again (see `RealtimeConnectionOptions.rateLimited`).
+ * A `rate_limited` or `overloaded` reply (the gate did not run) backs that gate off
+ * for the server's `retryAfterMs` and sends the request again (see
+ * `RealtimeConnectionOptions.rateLimited`).
  *
  * @example
  * ```ts
@@ -145,7 +146,7 @@ export class RealtimeConnection {
     if (entry === undefined) return;
     if (frame['ok']) return entry.resolve(frame['data']);
     const error = errorFromReply(frame);
-    if (error.code === 'rate_limited' && this.#backOff(entry, error.retryAfterMs ?? 1000)) return;
+    if ((error.code === 'rate_limited' || error.code === 'overloaded') && this.#backOff(entry, error.retryAfterMs ?? 1000)) return;
     if (this.#retriesRefusal(entry, error)) {
       entry.retried = true;
       entry.sent = false;

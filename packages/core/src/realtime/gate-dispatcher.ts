@@ -12,6 +12,8 @@ import type { AuthContext } from '../contracts/auth-context.js';
 import { REFUSALS } from '../contracts/refusals.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
+import { EventLoopLag } from './event-loop-lag.js';
+import { performance } from 'node:perf_hooks';
 import { readPortalPlan } from './portal-reader.js';
 
 /**
@@ -36,6 +38,11 @@ type MutableGateContext = { -readonly [K in keyof GateContext]: GateContext[K] }
 
 const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
 
+/** By default a gate call is refused with `overloaded` when the event loop is this far behind. */
+export const DEFAULT_SHED_LAG_MS = 500;
+/** At most one "shedding" warning per this many milliseconds. */
+const SHED_LOG_INTERVAL_MS = 10_000;
+
 /**
  * The transport-neutral heart of the real-time protocol: routes a request
  * `{id, portal, gate, data}` to its gate, enforces the gate's shield plan, calls
@@ -54,6 +61,10 @@ const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
 export class GateDispatcher {
   private readonly portals = new Map<string, Map<string, CompiledGate>>();
   private readonly log: Logger;
+  private readonly lag = EventLoopLag.shared();
+  private shedLagMs: number = DEFAULT_SHED_LAG_MS;
+  private shedSinceLog = 0;
+  private lastShedLog = -Infinity;
 
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
@@ -89,6 +100,24 @@ export class GateDispatcher {
     return this;
   }
 
+  /**
+   * Sets when gate calls are shed: a request read while the event loop is more than
+   * `lagMs` behind is answered `overloaded` (with `retryAfterMs`) at once, its shield
+   * and handler not run, so a saturated server spends its time catching up instead of
+   * on work whose caller has waited too long already, and no request joins a store queue
+   * it would only time out in. `false` never sheds. Default {@link DEFAULT_SHED_LAG_MS}.
+   *
+   * @example
+   * ```ts
+   * container.resolve(GateDispatcher).register(GamePortal).shedWhenBehind(250);
+   * ```
+   */
+  shedWhenBehind(lagMs: number | false): this {
+    if (lagMs !== false && !(Number.isFinite(lagMs) && lagMs > 0)) throw new TypeError(`shedWhenBehind takes a positive number of milliseconds or false, got ${lagMs}`);
+    this.shedLagMs = lagMs === false ? Infinity : lagMs;
+    return this;
+  }
+
   /** Answers one parsed request. Never throws. */
   async dispatch(raw: unknown, conn: ConnectionContext): Promise<GateReply> {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return errorReply(null, 'bad_request');
@@ -99,6 +128,7 @@ export class GateDispatcher {
     if (typeof portal !== 'string' || typeof gate !== 'string') return errorReply(id, 'bad_request');
     const route = this.portals.get(portal)?.get(gate);
     if (route === undefined) return errorReply(id, 'not_found');
+    if (this.lag.behindMs() > this.shedLagMs) return this.shed(id);
     const ctx: MutableGateContext = {
       transport: conn.transport,
       credential: conn.tokenInFrame ? (typeof frame.token === 'string' ? frame.token : undefined) : conn.credential,
@@ -124,6 +154,17 @@ export class GateDispatcher {
       else this.log.debug(`gate handler refused with ${code}`, fields);
       return errorReply(id, code);
     }
+  }
+
+  private shed(id: number): GateReply {
+    this.shedSinceLog++;
+    const now = performance.now();
+    if (now - this.lastShedLog >= SHED_LOG_INTERVAL_MS) {
+      this.log.warn('event loop behind: gate calls answered overloaded, unrun', { behindMs: Math.round(this.lag.behindMs()), shed: this.shedSinceLog });
+      this.lastShedLog = now;
+      this.shedSinceLog = 0;
+    }
+    return errorReply(id, 'overloaded', undefined, this.lag.retryAfterMs());
   }
 
   /** Answers one request given as JSON text (or its UTF-8 bytes); bad JSON is `bad_request` with id null. */

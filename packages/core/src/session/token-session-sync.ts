@@ -21,8 +21,8 @@ import { RevocationHub } from './revocation-hub.js';
 import { SessionLifecycle } from './session-lifecycle.js';
 import { SessionPairStore } from './session-pair-store.js';
 
-/** How long the in-memory store's JWT verdicts are kept: a bound on memory, not on staleness. */
-const IN_MEMORY_JWT_NEAR_CACHE_MS = 60_000;
+/** How long the in-memory store's verdicts are kept: a bound on memory, not on staleness. */
+const IN_MEMORY_NEAR_CACHE_MS = 60_000;
 
 /**
  * Upgrade, validation, refresh and revocation of session tokens, and the invalidation of
@@ -59,11 +59,14 @@ export class TokenSessionSync {
     const longestJwtMs = Math.max(refreshTokenDays * 86_400_000, accessTokenMinutes * 60_000);
     const jwts = new JwtInvalidation(stores.cache, clockSkewSeconds * 1000, longestJwtMs + clockSkewSeconds * 1000);
     const bus = stores.cache.revocations;
-    // In memory every revocation reaches the JWT near cache synchronously and none is ever lost,
-    // so its verdicts are exact and it may keep them for its longest lifetime; on Redis events can
-    // be lost, so it is opt-in (jwt-near-cache-seconds) and bounded.
-    const jwtMs = stores.cache.peekMany ? IN_MEMORY_JWT_NEAR_CACHE_MS : session.jwtNearCacheSeconds * 1000;
-    const nearCache = { sessionMs: session.nearCacheSeconds * 1000, jwtMs };
+    // In memory every revocation reaches the near caches synchronously and none is ever lost, so
+    // their verdicts are exact and the lifetime only bounds memory (and, for sessions, how often a
+    // session in use is read again); on Redis events can be lost, so the lifetime bounds staleness:
+    // near-cache-seconds for sessions, the opt-in jwt-near-cache-seconds for JWTs.
+    const inMemory = stores.cache.peekMany !== undefined;
+    const sessionMs = inMemory && session.nearCacheSeconds > 0 ? IN_MEMORY_NEAR_CACHE_MS : session.nearCacheSeconds * 1000;
+    const jwtMs = inMemory ? IN_MEMORY_NEAR_CACHE_MS : session.jwtNearCacheSeconds * 1000;
+    const nearCache = { sessionMs, jwtMs };
     const logger = loggers.create('portcullis:sessions');
     this.checks = new CredentialChecks(pairs, jwts, nearCache, () => bus.live);
     this.hub = new RevocationHub(bus, (event) => this.checks.forget(event), logger);
