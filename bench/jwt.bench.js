@@ -13,7 +13,7 @@ import {
   resolveSigningKey,
   silentLoggerFactory,
 } from '@portcullis/core';
-import { median, opsPerSecond, ratio } from './lib/measure.js';
+import { interleaved, ratio } from './lib/measure.js';
 
 export const title = 'JWT validation (HS256, ops/s, one core)';
 
@@ -34,23 +34,6 @@ function rawFloor(keyObject) {
     if (given.length !== expected.length || !timingSafeEqual(expected, given)) throw new Error('bad signature');
     return JSON.parse(Buffer.from(token.slice(token.indexOf('.') + 1, lastDot), 'base64url').toString('utf8'));
   };
-}
-
-const SLICES_PER_ROUND = 5;
-
-/**
- * Measures the cases round-robin in short slices (each round is split in
- * SLICES_PER_ROUND) and keeps each case's median slice, so load from other
- * processes on a shared machine hits every case alike.
- */
-async function interleaved(cases, { rounds, durationMs }) {
-  for (const [, fn] of cases) await opsPerSecond(fn, { rounds: 1, durationMs: 200, warmupMs: 100 });
-  const samples = cases.map(() => []);
-  const slice = Math.max(50, Math.round(durationMs / SLICES_PER_ROUND));
-  for (let r = 0; r < rounds * SLICES_PER_ROUND; r++) {
-    for (const [i, [, fn]] of cases.entries()) samples[i].push(await opsPerSecond(fn, { rounds: 1, durationMs: slice, warmupMs: 10 }));
-  }
-  return cases.map(([name], i) => [name, median(samples[i])]);
 }
 
 export async function run({ rounds = 5, durationMs = 1000 } = {}) {
@@ -103,7 +86,7 @@ export async function run({ rounds = 5, durationMs = 1000 } = {}) {
     rows,
     notes: [
       `token: ${token.length} characters (sub, name, two roles, jti, iat, nbf, exp, iss, aud); the validator also builds the principal`,
-      'the validator verifies with node:crypto (HMAC over the KeyObject, constant-time compare of the base64url text) and adds the header, exp, iat, nbf, iss, aud, typ, sub and jti rules',
+      'the validator verifies with node:crypto (HMAC over the KeyObject, constant-time compare of the signature bytes) and adds the header, exp, iat, nbf, iss, aud, typ, sub and jti rules',
       'cases are measured round-robin in slices of a fifth of a round; each ops/s is the median slice',
       `signing: AccessTokenIssuer.issue ${Math.round(signOurs)} ops/s, jsonwebtoken.sign (KeyObject) ${Math.round(signJwt)} ops/s (ratio ${ratio(signOurs, signJwt)})`,
     ],

@@ -6,7 +6,10 @@
  * Cases: an unshielded plan of each kind (the floors), `@JwtShield` on the in-memory
  * store with a connection memo and without one, `@JwtShield` on Redis with its JWT
  * near cache (answered from the process, no round trip), `@SessionShield` on a
- * near-cache hit, and the invalidation check alone on memory and on the near cache.
+ * near-cache hit and with the near cache off (every call derives the store key,
+ * SHA-256 of the token, and reads the in-memory store: the cost of hashing tokens
+ * at rest), the key derivation alone, and the invalidation check alone on memory
+ * and on the near cache.
  * The containers are built as bench/http.bench.js and bench/lib/ws-bench-server.js
  * build theirs. Each round runs every case for a fixed number of calls, in an order
  * that rotates by round; the table gives the median CPU ns/call with the min–max over rounds.
@@ -19,14 +22,14 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { container as rootContainer } from 'tsyringe';
 import * as core from '@portcullis/core';
-import { bearerCredential, readShieldPlan } from '@portcullis/core/transport';
+import { bearerCredentialOf, readShieldPlan } from '@portcullis/core/transport';
 import { pinProcess, planPinning } from './lib/cpu-pinning.js';
 import { median, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 
 const {
   Gate, JwtShield, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, Portal, SIGNING_KEY, SessionShield,
-  ShieldEnforcer, TokenSessionSync, loadConfig, registerSessionServices, resolveSigningKey, silentLoggerFactory,
+  ShieldEnforcer, TokenSessionSync, loadConfig, registerSessionServices, resolveSigningKey, sessionKey, silentLoggerFactory,
 } = core;
 
 export const title = 'Shield decision per request, no sockets (ShieldEnforcer.decide, CPU ns per call, one core)';
@@ -76,18 +79,22 @@ const ROUTE = Object.freeze({ method: 'GET', path: '/me' });
 
 /**
  * A maker of HTTP request contexts as the express adapter builds them, one per call:
- * the credential cut from an `Authorization` header by `bearerCredential` (a fresh
- * header string each time, as parsed from a socket, so the memo compares strings
- * that are equal but not the same object), and the connection's memo, or a new Map
- * per request without one.
+ * the credential cut from the request's `Authorization` header by `bearerCredentialOf`
+ * (which also counts the header in the raw headers; a fresh header string each time,
+ * as parsed from a socket, so the memo compares strings that are equal but not the
+ * same object), and the connection's memo, or a new Map per request without one.
  */
 function httpContexts(jwt, perConnectionMemo) {
-  const headers = Array.from({ length: 256 }, () => Buffer.from(`Bearer ${jwt}`, 'latin1').toString('latin1'));
+  const requests = Array.from({ length: 256 }, () => {
+    const authorization = Buffer.from(`Bearer ${jwt}`, 'latin1').toString('latin1');
+    const rawHeaders = ['Host', '127.0.0.1:3000', 'Connection', 'keep-alive', 'Authorization', authorization, 'Accept', '*/*', 'User-Agent', 'bench'];
+    return { headers: { host: '127.0.0.1:3000', connection: 'keep-alive', authorization, accept: '*/*', 'user-agent': 'bench' }, rawHeaders };
+  });
   const memo = new Map();
   let i = 0;
   return perConnectionMemo
-    ? () => ({ transport: 'http', credential: bearerCredential(headers[i++ & 255]) ?? undefined, clientId: 'conn-1', remoteAddress: '127.0.0.1', route: ROUTE, memo })
-    : () => ({ transport: 'http', credential: bearerCredential(headers[i++ & 255]) ?? undefined, clientId: 'conn-1', remoteAddress: '127.0.0.1', route: ROUTE, memo: new Map() });
+    ? () => ({ transport: 'http', credential: bearerCredentialOf(requests[i++ & 255]) ?? undefined, clientId: 'conn-1', remoteAddress: '127.0.0.1', route: ROUTE, memo })
+    : () => ({ transport: 'http', credential: bearerCredentialOf(requests[i++ & 255]) ?? undefined, clientId: 'conn-1', remoteAddress: '127.0.0.1', route: ROUTE, memo: new Map() });
 }
 
 /** A WebSocket gate's context: the connection's credential and memo, the same objects for every message. */
@@ -159,6 +166,7 @@ export async function run({ rounds, durationMs, pin = true, serverCpu = 1 }) {
   const redisBinary = findRedisServer();
   const redis = redisBinary ? await startRedis(redisBinary) : undefined;
   const memory = await stack();
+  const memoryNoNear = await stack({ SVC__SECURITY__SESSION__NEAR_CACHE_SECONDS: '0' });
   const onRedis = redis ? { SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redis.url } : undefined;
   const redisNear = onRedis ? await stack({ ...onRedis, SVC__SECURITY__SESSION__JWT_NEAR_CACHE_SECONDS: '5' }) : undefined;
   const redisPlain = onRedis ? await stack(onRedis) : undefined;
@@ -170,6 +178,7 @@ export async function run({ rounds, durationMs, pin = true, serverCpu = 1 }) {
     const openGatePlan = readShieldPlan(BenchPortal, 'open');
     const jwt = memory.issuer.issueLoginPair('player-42', { name: 'alice' }).accessToken;
     const session = (await memory.sessions.upgrade(memory.issuer.issueLoginPair('player-43', { name: 'bob' }).accessToken)).accessToken;
+    const sessionNoNear = (await memoryNoNear.sessions.upgrade(memoryNoNear.issuer.issueLoginPair('player-46', { name: 'erin' }).accessToken)).accessToken;
     const redisJwt = redisNear?.issuer.issueLoginPair('player-44', { name: 'carol' }).accessToken;
     const cases = [
       decideCase('http', 'HTTP: unshielded plan (floor: making the request context)', memory.enforcer, openPlan, httpContexts(jwt, true)),
@@ -178,6 +187,8 @@ export async function run({ rounds, durationMs, pin = true, serverCpu = 1 }) {
       ...(redisNear ? [decideCase('http', 'HTTP: @JwtShield, Redis store, jwt-near-cache-seconds 5, connection memo', redisNear.enforcer, jwtPlan, httpContexts(redisJwt, true))] : []),
       decideCase('gate', 'gate: unshielded (floor)', memory.enforcer, openGatePlan, gateContext(session)),
       decideCase('gate', 'gate: @SessionShield, in-memory store, near-cache hit', memory.enforcer, sessionPlan, gateContext(session)),
+      decideCase('gate', 'gate: @SessionShield, in-memory store, near cache off (SHA-256 store key + store read per call)', memoryNoNear.enforcer, sessionPlan, gateContext(sessionNoNear)),
+      { group: 'part', name: 'part of it: sessionKey(token), the SHA-256 store key alone', call: () => sessionKey(session), accept: (key) => key.length === 43 },
       invalidationCase('part of it: TokenSessionSync.isJwtInvalidatedNow, in-memory store', memory, jwt),
       ...(redisNear ? [invalidationCase('part of it: TokenSessionSync.isJwtInvalidatedNow, Redis near cache', redisNear, redisJwt)] : []),
     ];
@@ -237,12 +248,13 @@ export async function run({ rounds, durationMs, pin = true, serverCpu = 1 }) {
     }
     notes.push(
       `${plan.enabled ? `This process pinned to core ${plan.serverCpu} (taskset).` : `Not pinned: ${plan.warning}.`} Each case is calibrated to about ${durationMs} ms of calls per round and keeps that call count; ${rounds} rounds, the order rotating by round. "CPU ns/call" is this process\'s CPU time (user + system, so garbage collection is in it) per call: median over rounds (min–max); unlike wall time it leaves out the time the scheduler gave to other processes. "wall ns/call" is the median wall time.`,
+      'Session tokens are stored under their SHA-256 digest: a near-cache hit is keyed by the token in this process and derives nothing; the near-cache-off row derives the digest and reads the in-memory store on every call, and "sessionKey(token)" times the digest alone.',
       'The "part of it" rows time the invalidation check alone (expiry, used jti, family, principal cut-off, store epoch), which every @JwtShield decision makes after its memoised signature check: with the in-memory store it reads the store\'s Map, on Redis the JWT near cache.',
-      'The contexts are made as the adapters make them: for HTTP a new context per call, its credential cut by bearerCredential from a fresh Authorization header string (equal to the memo\'s, not the same object), with the connection\'s memo or a new Map per request; for a WebSocket gate the connection\'s context. Each floor row (an unshielded plan) makes its context the same way, so "over floor" is the shield\'s own work: HTTP rows against the HTTP floor, gate rows against the gate floor. "answered by a promise" counts calls whose near cache (5 s, jittered) had just run out, so the store was asked: those calls are in the time too, and are rare.',
+      'The contexts are made as the adapters make them: for HTTP a new context per call, its credential cut by bearerCredentialOf (which also counts the header in the raw headers) from a fresh Authorization header string, equal to the memo\'s but not the same object,, with the connection\'s memo or a new Map per request; for a WebSocket gate the connection\'s context. Each floor row (an unshielded plan) makes its context the same way, so "over floor" is the shield\'s own work: HTTP rows against the HTTP floor, gate rows against the gate floor. "answered by a promise" counts calls whose near cache (5 s, jittered) had just run out, so the store was asked: those calls are in the time too, and are rare.',
     );
     return { columns: ['case', 'CPU ns/call', 'over floor ns', 'wall ns/call', 'calls per round', 'answered by a promise'], rows, notes };
   } finally {
-    await Promise.all([memory, redisNear, redisPlain].filter(Boolean).map((s) => s.close()));
+    await Promise.all([memory, memoryNoNear, redisNear, redisPlain].filter(Boolean).map((s) => s.close()));
     await redis?.stop();
   }
 }

@@ -73,3 +73,20 @@ export function withSpread(values, digits = 2) {
   if (values.length === 0) return '–';
   return values.length === 1 ? f(mid) : `${f(mid)} (${f(min)}–${f(max)})`;
 }
+
+const SLICES_PER_ROUND = 5;
+
+/**
+ * Measures the cases round-robin in short slices (each round is split in
+ * SLICES_PER_ROUND) and keeps each case's median slice, so load from other
+ * processes on a shared machine hits every case alike.
+ */
+export async function interleaved(cases, { rounds, durationMs }) {
+  for (const [, fn] of cases) await opsPerSecond(fn, { rounds: 1, durationMs: 200, warmupMs: 100 });
+  const samples = cases.map(() => []);
+  const slice = Math.max(50, Math.round(durationMs / SLICES_PER_ROUND));
+  for (let r = 0; r < rounds * SLICES_PER_ROUND; r++) {
+    for (const [i, [, fn]] of cases.entries()) samples[i].push(await opsPerSecond(fn, { rounds: 1, durationMs: slice, warmupMs: 10 }));
+  }
+  return cases.map(([name], i) => [name, median(samples[i])]);
+}

@@ -22,7 +22,7 @@ class GamePortal {
 }
 
 const config = loadConfig({ tree: { svc: { security: { mode: 'jwt' } } } }); // SVC__… variables still win
-await registerPortcullis(container, { config }).stores?.ready();
+await registerPortcullis(container, { config }).ready();
 const dispatcher = container.resolve(GateDispatcher).register(GamePortal);
 const http = createPortcullisApp(container, { controllers: [AuthController] }).listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () =>
   console.log(`listening on http://127.0.0.1:${(http.address() as AddressInfo).port}`),

@@ -30,6 +30,7 @@ describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDr
 
   beforeEach(async () => {
     stack = await createMemoryTestStack({ portals: [TestGamePortal] });
+    stack.dispatcher.shedWhenBehind(500); // a server's default; test stacks never shed unless asked
     driver = makeDriver();
     await driver.start(stack);
     await new Promise((resolve) => setTimeout(resolve, 100)); // past any stall of an earlier test

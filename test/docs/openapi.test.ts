@@ -5,7 +5,7 @@
  * headers match what the document says.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +40,8 @@ interface Answer {
 }
 
 interface Call {
+  /** `POST` unless given. */
+  readonly method?: 'GET' | 'POST';
   /** A JSON body; `raw` sends text as is instead. */
   readonly body?: unknown;
   readonly raw?: string;
@@ -71,7 +73,8 @@ function responseFor(op: Operation, status: number): ResponseObject | undefined 
 
 /** Sends one request to `base` and checks the answer against the document. */
 async function send(base: string, path: string, call: Call, expected: { status: number; emptyBody?: boolean }): Promise<Answer> {
-  const op = operation('POST', path);
+  const method = call.method ?? 'POST';
+  const op = operation(method, path);
   if (call.validRequest) {
     const schema = op.requestBody?.content['application/json']?.schema;
     expect(schema, `request schema of POST ${path}`).toBeDefined();
@@ -80,11 +83,11 @@ async function send(base: string, path: string, call: Call, expected: { status: 
   const headers: Record<string, string> = {};
   if (call.body !== undefined || call.raw !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
   if (call.bearer !== undefined) headers.authorization = `Bearer ${call.bearer}`;
-  const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: call.raw ?? (call.body === undefined ? undefined : JSON.stringify(call.body)) });
+  const response = await fetch(`${base}${path}`, { method, headers, body: call.raw ?? (call.body === undefined ? undefined : JSON.stringify(call.body)) });
   const answer: Answer = { status: response.status, headers: response.headers, text: await response.text() };
-  const where = `POST ${path} → ${answer.status} ${answer.text.slice(0, 200)}`;
+  const where = `${method} ${path} → ${answer.status} ${answer.text.slice(0, 200)}`;
   expect(answer.status, where).toBe(expected.status);
-  seen.add(`POST ${path} ${answer.status}`);
+  seen.add(`${method} ${path} ${answer.status}`);
 
   const documentedResponse = responseFor(op, answer.status);
   expect(documentedResponse, `${where}: status not documented`).toBeDefined();
@@ -221,7 +224,7 @@ describe('docs/openapi.json', () => {
       .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []))
       .filter((route) => route.split(' ')[1]!.startsWith('/auth'));
     const inDocument = Object.entries(openapi.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(mounted.length).toBe(6);
+    expect(mounted.length).toBe(7);
     expect([...inDocument].sort()).toEqual([...new Set(mounted)].sort());
   });
 });
@@ -360,6 +363,27 @@ describe('POST /auth/logout', () => {
     vi.spyOn(plain.container.resolve(TokenSessionSync), 'revoke').mockRejectedValueOnce(new Error('a bug'));
     await send(base, '/auth/logout', { bearer: player.accessToken }, { status: 500 });
     await duringOutage(plain.container, () => send(base, '/auth/logout', { bearer: player.accessToken }, { status: 503 }));
+  });
+});
+
+describe('GET /auth/jwks.json', () => {
+  it('404 not_found in HS256 mode', async () => {
+    await send(base, '/auth/jwks.json', { method: 'GET' }, { status: 404 });
+  });
+
+  it('200 with the JWK Set in EdDSA mode', async () => {
+    const signingKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const eddsa = await createGameServer({
+      config: loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', jwt: { algorithm: 'EdDSA' }, 'signing-key': signingKey, password: { 'work-factor': 4 } } } } }),
+      port: 0,
+      loggers: silentLoggerFactory,
+    });
+    try {
+      const answer = await send((await eddsa.listen()).http, '/auth/jwks.json', { method: 'GET' }, { status: 200 });
+      expect(json<{ keys: unknown[] }>(answer).keys).toHaveLength(1);
+    } finally {
+      await eddsa.close();
+    }
   });
 });
 

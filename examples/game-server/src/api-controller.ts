@@ -3,7 +3,7 @@
  */
 import { AccessTokenIssuer, Authorize, JwtShield } from '@portcullis/core';
 import { Controller, Get, Post, clientIp, principalId, principalName } from '@portcullis/express';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { injectable } from 'tsyringe';
 
 /** Lifetime of the tokens `POST /api/token` hands out. */
@@ -31,7 +31,8 @@ export class ApiController {
 
   @JwtShield
   @Post('/token')
-  token(req: Request) {
+  token(req: Request, res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
     const name = principalName(req);
     const issued = this.tokens.issue(principalId(req)!, name === undefined ? {} : { name }, SHORT_TOKEN_SECONDS);
     return { accessToken: issued.token, expiresIn: issued.expiresInSeconds };

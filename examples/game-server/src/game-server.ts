@@ -4,7 +4,7 @@
  * to the same container and HTTP server.
  */
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { consoleLoggerFactory, describeError, loadConfig, type LoggerFactory, type PortcullisConfig } from '@portcullis/core';
 import { createPortcullisApp } from '@portcullis/express';
@@ -27,7 +27,27 @@ export interface GameServerOptions {
   readonly adminUsers?: ReadonlySet<string>;
   /** express `trust proxy`; default false. */
   readonly trustProxy?: boolean | number | string | string[];
+  /**
+   * A socket that has not sent a complete request (headers and body) this long after
+   * it started is closed (node's `requestTimeout` and `headersTimeout`). Default 30,000 ms.
+   */
+  readonly requestTimeoutMs?: number;
   readonly loggers?: LoggerFactory;
+}
+
+/** How long a socket may take to send one complete request: 30 s. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * node's defaults keep a socket that sends half a header for 60 s and half a body for 300 s,
+ * checked every 30 s: here both end after `requestTimeoutMs`, checked at least every second.
+ */
+function httpServerTimeouts(requestTimeoutMs: number): ServerOptions {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 4))),
+  };
 }
 
 /** A built, not yet listening, game server. */
@@ -58,7 +78,7 @@ export async function createGameServer(options: GameServerOptions = {}): Promise
   const { container, close: closeStores } = await createPortcullisContainer(config, loggers);
   container.register(ADMIN_USERS, { useValue: options.adminUsers ?? new Set() });
   const app = createPortcullisApp(container, { controllers: [GameAuthController, ApiController], trustProxy: options.trustProxy ?? false });
-  const httpServer = createServer(app);
+  const httpServer = createServer(httpServerTimeouts(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS), app);
   const log = loggers.create('game-server');
   return {
     config,

@@ -23,10 +23,10 @@ export interface PortcullisContainer {
  */
 export async function createPortcullisContainer(config: PortcullisConfig, loggers: LoggerFactory): Promise<PortcullisContainer> {
   if (config.security.mode !== 'jwt') {
-    throw new Error('the example needs svc:security:mode = jwt (set it in svc.config.json or SVC__SECURITY__MODE=jwt)');
+    throw new Error(`the example needs svc:security:mode = jwt (set it in svc.config.json or SVC__SECURITY__MODE=jwt; settings read from: ${config.source})`);
   }
   const container = rootContainer.createChildContainer();
   const portcullis = registerPortcullis(container, { config, loggers });
-  await portcullis.stores?.ready();
+  await portcullis.ready();
   return { container, close: () => portcullis.close() };
 }

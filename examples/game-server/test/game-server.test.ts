@@ -53,6 +53,8 @@ describe('example game server over HTTP', () => {
     expect(short.status).toBe(200);
     expect(short.json).toEqual({ accessToken: expect.any(String), expiresIn: 300 });
     expect((await call('GET', '/api/me', undefined, short.json.accessToken)).json.id).toBe(me.json.id);
+    const again = await fetch(`${base}/api/token`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } });
+    expect(again.headers.get('cache-control')).toBe('no-store');
 
     const upgrade = await call('POST', '/auth/upgrade', { token: accessToken }, accessToken);
     expect(upgrade.status).toBe(200);

@@ -16,6 +16,8 @@ export type { PortcullisConfig, ShieldFallback } from './contracts/portcullis-co
 export { Secret } from './contracts/secret.js';
 export type { SigningKey } from './contracts/signing-key.js';
 export { resolveSigningKey } from './key/key-guard.js';
+export { keyId, keyIdOf } from './key/key-id.js';
+export type { JsonWebKeySet, PublicJwk } from './jwt/jwks.js';
 
 // errors and logging
 export { ConfigError, PortcullisError, TokenError } from './errors/portcullis-error.js';
@@ -43,6 +45,7 @@ export { BcryptLimiter } from './password/bcrypt-limiter.js';
 // sessions and stores
 export type { RefreshResult, RevocationEvent, UpgradeResult } from './contracts/sessions.js';
 export { TokenSessionSync } from './session/token-session-sync.js';
+export { sessionKey } from './session/session-token.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
 export { LockoutStore } from './store/lockout-store.js';
 

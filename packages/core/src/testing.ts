@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { registerPortcullis } from './composition/register-portcullis.js';
+import { registerPortcullis, type PortcullisRegistration } from './composition/register-portcullis.js';
 import { loadConfig } from './config/load-config.js';
 import type { LoggerFactory } from './contracts/logger.js';
 import type { PortcullisConfig } from './contracts/portcullis-config.js';
@@ -72,7 +72,7 @@ export interface TestStack {
   readonly config: PortcullisConfig;
   readonly stores: SessionStores;
   readonly sessions: TokenSessionSync;
-  /** The container's one dispatcher, with the `portals` of the options registered. */
+  /** The container's one dispatcher, with the `portals` of the options registered; it never sheds load unless told to (`shedWhenBehind(ms)`). */
   readonly dispatcher: GateDispatcher;
   /** The container's one connection registry: hand it to a transport. */
   readonly registry: ConnectionRegistry;
@@ -82,7 +82,7 @@ export interface TestStack {
   jwt(subject: string, claims?: Record<string, unknown>): string;
   /** A fresh session access token for `subject`: a JWT with `claims`, upgraded. */
   session(subject: string, claims?: Record<string, unknown>): Promise<string>;
-  /** Stops the registry listening, detaches the sessions and closes the stores. */
+  /** Stops the registry listening, detaches the sessions and closes the stores (the account store's too). */
   close(): Promise<void>;
 }
 
@@ -128,21 +128,25 @@ async function createTestStack(cache: Tree, security: Tree, options: TestStackOp
     tree: { svc: { security: merge(defaults, options.security ?? {}), persistence: { cache } } },
   });
   const container = rootContainer.createChildContainer();
-  const { stores } = registerPortcullis(container, { config, loggers: options.loggers ?? silentLoggerFactory, stores: { ...options.stores, keyPrefix } });
-  if (!stores) throw new TypeError('a test stack needs svc:security:mode jwt');
+  const registration = registerPortcullis(container, { config, loggers: options.loggers ?? silentLoggerFactory, stores: { ...options.stores, keyPrefix } });
+  if (!registration.stores) throw new TypeError('a test stack needs svc:security:mode jwt');
   try {
-    if (options.waitForStore ?? true) await stores.ready();
-    return assemble(container, config, stores, keyPrefix, options.portals ?? []);
+    if (options.waitForStore ?? true) await registration.ready();
+    return assemble(container, registration, keyPrefix, options.portals ?? []);
   } catch (error) {
-    await stores.close();
+    await registration.close();
     throw error;
   }
 }
 
-function assemble(container: DependencyContainer, config: PortcullisConfig, stores: SessionStores, keyPrefix: string, portals: readonly PortalClass[]): TestStack {
+function assemble(container: DependencyContainer, registration: PortcullisRegistration, keyPrefix: string, portals: readonly PortalClass[]): TestStack {
+  const { config } = registration;
+  const stores = registration.stores!;
   const sessions = container.resolve(TokenSessionSync);
   const issuer = container.resolve(JwtTokenIssuer);
-  const dispatcher = container.resolve(GateDispatcher).register(...portals);
+  // A test's own busy loops (a fuzz batch, a loaded CI machine) must not turn requests into
+  // `overloaded`: test stacks never shed unless a test asks with dispatcher.shedWhenBehind(ms).
+  const dispatcher = container.resolve(GateDispatcher).register(...portals).shedWhenBehind(false);
   const registry = container.resolve(ConnectionRegistry);
   const jwt = (subject: string, claims?: Record<string, unknown>) => issuer.issueLoginPair(subject, claims).accessToken;
   return {
@@ -159,7 +163,7 @@ function assemble(container: DependencyContainer, config: PortcullisConfig, stor
     async close() {
       registry.dispose();
       await sessions.close();
-      await stores.close();
+      await registration.close();
     },
   };
 }

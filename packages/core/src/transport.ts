@@ -8,9 +8,15 @@
  */
 
 // credentials and shield plans
-export { bearerCredential } from './shield/bearer-credential.js';
+export { bearerCredential, bearerCredentialOf, severalAuthorizations } from './shield/bearer-credential.js';
 export { readShieldPlan, shieldPlan, type PlannedRateLimit, type ShieldPlan } from './shield/shield-plan-reader.js';
 export type { EnforceResult } from './contracts/refusals.js';
+
+// start-up: building a controller, portal or shield, with errors a person can act on
+export { resolveAtStartup } from './config/startup-diagnosis.js';
+
+// what signup accepts as an email and a username (the /auth controller checks them before its onSignup hook)
+export { checkEmail, checkUsername } from './account/account-input.js';
 
 // a connection's credential
 export { CONNECTION_PLAN, closeReasonOf, type Admission, type Admitted } from './realtime/connection-plan.js';
@@ -21,6 +27,7 @@ export type { ConnectionContext } from './realtime/connection-context.js';
 export { ConnectionProtocol } from './realtime/connection-protocol.js';
 export type { ConnectionProtocolOptions, HandshakeMode, ProtocolCloseReason } from './realtime/connection-protocol-options.js';
 export { ReplySequencer, type PendingReply, type ReplySequencerOptions } from './realtime/reply-sequencer.js';
+export { AuthWaitingRoom, type AuthTicket } from './realtime/auth-waiting-room.js';
 
 // what the connection registry tracks
 export type { ConnectionCloseCode, ConnectionInit, LiveConnection, RevocationSource } from './realtime/connection-registry.js';
@@ -28,6 +35,9 @@ export type { RevocationSubscribe } from './contracts/sessions.js';
 
 // transport options
 export {
+  DEFAULT_ANONYMOUS_IDLE_TIMEOUT_MS,
+  DEFAULT_AUTH_TIMEOUT_MS,
+  DEFAULT_MAX_AWAITING_AUTH_PER_ADDRESS,
   DEFAULT_MAX_BUFFERED_BYTES,
   DEFAULT_MAX_PENDING_REQUESTS,
   nonNegativeInteger,

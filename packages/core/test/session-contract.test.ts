@@ -3,7 +3,7 @@
  * redis-server (started by test/support/global-setup.ts).
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { PortcullisError, TokenError } from '@portcullis/core';
+import { PortcullisError, sessionKey, TokenError } from '@portcullis/core';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
 import { claimsOf, createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
@@ -83,7 +83,7 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.validate(session.accessToken)).toBeUndefined();
       await expect(h.sessions.refresh(session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       // The upgrade itself announced the spent JWT, so sockets that connected with it close.
-      expect(events).toEqual([{ kind: 'revoked', sessionTokens: [], jtis: [pair.accessJti] }, { kind: 'revoked', sessionTokens: [session.accessToken], jtis: [] }]);
+      expect(events).toEqual([{ kind: 'revoked', sessionKeys: [], jtis: [pair.accessJti] }, { kind: 'revoked', sessionKeys: [sessionKey(session.accessToken)], jtis: [] }]);
       expect(await h.sessions.revoke(session.accessToken)).toBe(false);
     });
 
@@ -119,7 +119,7 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.isJwtInvalidated(claimsOf(h, aliceJwt.accessToken))).toBe(true);
       await expect(h.sessions.refresh(aliceJwt.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       expect(events.at(-1)).toMatchObject({ principalId: 'alice' });
-      expect([...(events.at(-1)?.sessionTokens ?? [])].sort()).toEqual([a1.accessToken, a2.accessToken].sort());
+      expect([...(events.at(-1)?.sessionKeys ?? [])].sort()).toEqual([a1.accessToken, a2.accessToken].map(sessionKey).sort());
     });
   });
 
@@ -133,7 +133,7 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.validate(old.accessToken)).toBeUndefined();
       await expect(h.sessions.refresh(old.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       await expect(h.sessions.refresh(old.accessToken)).rejects.toBeInstanceOf(TokenError);
-      expect(events).toEqual([{ kind: 'revoked', sessionTokens: [old.accessToken], jtis: [] }]);
+      expect(events).toEqual([{ kind: 'revoked', sessionKeys: [sessionKey(old.accessToken)], jtis: [] }]);
     });
 
     it('lets one of 20 concurrent refreshes of one session refresh token win', async () => {
@@ -158,7 +158,7 @@ function sessionContract(provider: ProviderName): void {
       await expect(h.sessions.refresh(next.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       await expect(h.sessions.upgrade(next.accessToken)).rejects.toMatchObject({ reason: 'revoked' });
       expect(await h.sessions.validate(upgraded.accessToken)).toBeUndefined();
-      expect(events.at(-1)?.sessionTokens).toEqual([upgraded.accessToken]);
+      expect(events.at(-1)?.sessionKeys).toEqual([sessionKey(upgraded.accessToken)]);
     });
 
     it('never accepts an access token as a refresh token', async () => {

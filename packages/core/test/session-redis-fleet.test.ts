@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import type { RevocationEvent } from '@portcullis/core';
+import { sessionKey, type RevocationEvent } from '@portcullis/core';
 import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
 import { claimsOf, createHarness, type SessionHarness } from './support/session-harness.js';
 
@@ -42,7 +42,7 @@ describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
     await vi.waitFor(() => expect(b.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 5000, interval: 1 });
     off();
 
-    expect(seen).toEqual([{ kind: 'revoked', sessionTokens: [session.accessToken], jtis: [] }]);
+    expect(seen).toEqual([{ kind: 'revoked', sessionKeys: [sessionKey(session.accessToken)], jtis: [] }]);
     expect(await b.sessions.validate(session.accessToken)).toBeUndefined();
   });
 

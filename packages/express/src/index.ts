@@ -20,6 +20,6 @@ export { portcullisErrorHandler, sendError, sendPortcullisError } from './http/e
 export { DEFAULT_BODY_LIMIT, jsonBody } from './http/json-body.js';
 export { clientIp } from './http/client-address.js';
 export { authContextFromRequest, authContextOf, connectionClientId, getPrincipal, principalId, principalName } from './http/request-auth.js';
-export { JwtAuthController, upgradeResponse } from './auth/jwt-auth-controller.js';
+export { JwtAuthController, upgradeResponse, type SignupAttempt, type SignupRefusal } from './auth/jwt-auth-controller.js';
 export type { LoginResponse, UpgradeResponse } from '@portcullis/protocol';
 export type { UpgradeContext } from './auth/upgrade-context.js';

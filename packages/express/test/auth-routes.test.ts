@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { TokenSessionSync, type RevocationEvent } from '@portcullis/core';
+import { sessionKey, TokenSessionSync, type RevocationEvent } from '@portcullis/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jwtPayload, signupAndLogin, startHarness, type Harness } from './support/http-harness.js';
 import { ApiController, TestAuthController, admins } from './support/test-controllers.js';
@@ -236,7 +236,7 @@ describe('POST /auth/logout', () => {
     off();
     expect(logout.status).toBe(204);
     expect(logout.text).toBe('');
-    expect(events.some((e) => e.kind === 'revoked' && e.sessionTokens.includes(session.json.accessToken))).toBe(true);
+    expect(events.some((e) => e.kind === 'revoked' && e.sessionKeys.includes(sessionKey(session.json.accessToken)))).toBe(true);
     expect((await h.get('/api/session', session.json.accessToken)).status).toBe(401);
     expect((await h.post('/auth/refresh', { refreshToken: session.json.refreshToken })).status).toBe(401);
   });

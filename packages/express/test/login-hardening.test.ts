@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDatabase } from '../../../test/support/postgres-server.js';
 import { startHarness, type Harness } from './support/http-harness.js';
 import { ApiController, TestAuthController } from './support/test-controllers.js';
 
 const controllers = [TestAuthController, ApiController];
 const redisUrl = inject('redisUrl');
+const postgresUrl = inject('postgresUrl');
 
 describe('lockout', () => {
   let h: Harness;
@@ -98,11 +100,16 @@ describe('captcha with a provider but no secret key', () => {
 });
 
 describe.each([
-  ['in memory', () => ({}) as Record<string, string>, true],
-  ['on Redis', () => ({ SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl ?? '' }), redisUrl !== null],
+  ['in memory', async () => ({}) as Record<string, string>, true],
+  ['on Redis', async () => ({ SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl ?? '' }), redisUrl !== null],
+  [
+    'in PostgreSQL',
+    async () => ({ SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres', SVC__PERSISTENCE__ACCOUNTS__URL: await createDatabase(postgresUrl!) }),
+    postgresUrl !== null,
+  ],
 ])('20 concurrent signups of one username %s', (_name, env, available) => {
   it.runIf(available)('answer exactly one 201 and 409 conflict for the rest', async () => {
-    const h = await startHarness({ controllers, env: env() });
+    const h = await startHarness({ controllers, env: await env() });
     try {
       const answers = await Promise.all(
         Array.from({ length: 20 }, (_, i) => h.post('/auth/signup', { email: `racer${i}@example.com`, username: 'racer', password: 'correct horse battery' })),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { describeError, type Logger } from '@portcullis/core';
-import { ConnectionProtocol } from '@portcullis/core/transport';
+import { ConnectionProtocol, type AuthTicket } from '@portcullis/core/transport';
 import { encodeFrame, FrameDecoder, type CloseReason } from '@portcullis/protocol';
 import type { ResolvedTcpOptions } from './tcp-options.js';
 
@@ -22,15 +22,14 @@ export class TcpConnection {
   readonly clientId = `tcp-${randomUUID()}`;
   readonly protocol: ConnectionProtocol;
   private readonly decoder: FrameDecoder;
-  private readonly deadline: NodeJS.Timeout;
   private saturated = false;
   private writeBlocked = false;
-  private firstFrameSeen = false;
 
   constructor(
     private readonly socket: Socket,
     private readonly options: ResolvedTcpOptions,
     private readonly log: Logger,
+    authTicket?: AuthTicket,
   ) {
     this.decoder = new FrameDecoder({ maxFrameBytes: options.maxFrameBytes });
     this.protocol = new ConnectionProtocol({
@@ -41,12 +40,14 @@ export class TcpConnection {
       remoteAddress: socket.remoteAddress,
       handshake: 'required',
       maxPending: options.maxPendingRequests,
+      authTimeoutMs: options.authTimeoutMs,
+      anonymousIdleTimeoutMs: options.anonymousIdleTimeoutMs,
+      authTicket,
       send: (text) => this.send(text),
       close: (reason) => this.close(reason),
       onSaturated: () => this.setSaturated(true),
       onRelieved: () => this.setSaturated(false),
     });
-    this.deadline = setTimeout(() => this.authTimedOut(), options.authTimeoutMs);
     socket.setNoDelay(true);
     if (options.keepAliveMs > 0) socket.setKeepAlive(true, options.keepAliveMs);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
@@ -58,7 +59,6 @@ export class TcpConnection {
       log.debug('TCP socket error; the connection closes', { clientId: this.clientId, ...describeError(error) });
     });
     socket.on('close', () => {
-      clearTimeout(this.deadline);
       this.decoder.reset();
       this.protocol.dispose();
     });
@@ -76,10 +76,6 @@ export class TcpConnection {
     }
     for (const frame of frames) {
       if (this.socket.destroyed) return;
-      if (!this.firstFrameSeen) {
-        this.firstFrameSeen = true;
-        clearTimeout(this.deadline);
-      }
       this.protocol.receive(frame);
     }
   }
@@ -102,15 +98,11 @@ export class TcpConnection {
 
   private close(reason: CloseReason): void {
     if (reason === 'bad_request') return void this.socket.destroy();
+    this.log.debug('closing a TCP connection', { clientId: this.clientId, reason });
     // Flush the auth reply, then stop listening: a peer that keeps its half open is cut off.
     this.socket.end();
     this.socket.pause();
     setTimeout(() => this.socket.destroy(), 2000).unref();
-  }
-
-  private authTimedOut(): void {
-    this.log.debug('TCP client sent no auth frame in time; closing', { clientId: this.clientId });
-    this.socket.destroy();
   }
 
   private setSaturated(saturated: boolean): void {

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_AUTH_TIMEOUT_MS,
   nonNegativeInteger,
   positiveInteger,
   resolveConnectionTransportOptions,
@@ -9,8 +10,9 @@ import { DEFAULT_MAX_FRAME_BYTES } from '@portcullis/protocol';
 
 /**
  * Options of {@link createTcpTransport}: core's shared connection options
- * (`dispatcher`, `registry`, `maxBufferedBytes`, `maxPendingRequests`, `loggers`)
- * plus the TCP ones. Only `dispatcher` is required.
+ * (`dispatcher`, `registry`, `maxBufferedBytes`, `maxPendingRequests`, `authTimeoutMs`,
+ * `maxAwaitingAuthPerAddress`, `anonymousIdleTimeoutMs`, `loggers`) plus the TCP ones.
+ * Only `dispatcher` and `registry` are required.
  *
  * @example
  * ```ts
@@ -20,8 +22,6 @@ import { DEFAULT_MAX_FRAME_BYTES } from '@portcullis/protocol';
 export interface TcpTransportOptions extends ConnectionTransportOptions {
   /** Largest frame body in bytes; a larger length prefix closes the connection. Default 64 KiB. */
   readonly maxFrameBytes?: number;
-  /** The auth frame must arrive within this time after connect. Default 5,000 ms. */
-  readonly authTimeoutMs?: number;
   /** TCP keep-alive probe delay; 0 turns keep-alive off. Default 60,000 ms. */
   readonly keepAliveMs?: number;
 }
@@ -29,19 +29,10 @@ export interface TcpTransportOptions extends ConnectionTransportOptions {
 /** The options with every default applied. */
 export interface ResolvedTcpOptions extends ResolvedConnectionTransportOptions {
   readonly maxFrameBytes: number;
-  readonly authTimeoutMs: number;
   readonly keepAliveMs: number;
 }
 
-/**
- * Default deadline of the auth frame: 5 s.
- *
- * @example
- * ```ts
- * createTcpTransport({ dispatcher, authTimeoutMs: DEFAULT_AUTH_TIMEOUT_MS / 5 });
- * ```
- */
-export const DEFAULT_AUTH_TIMEOUT_MS = 5_000;
+export { DEFAULT_AUTH_TIMEOUT_MS };
 
 /**
  * Applies the defaults and checks the numbers.
@@ -56,7 +47,6 @@ export function resolveTcpOptions(options: TcpTransportOptions): ResolvedTcpOpti
   return {
     ...resolveConnectionTransportOptions(options),
     maxFrameBytes: positiveInteger('maxFrameBytes', options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES),
-    authTimeoutMs: positiveInteger('authTimeoutMs', options.authTimeoutMs ?? DEFAULT_AUTH_TIMEOUT_MS),
     keepAliveMs: nonNegativeInteger('keepAliveMs', options.keepAliveMs ?? 60_000),
   };
 }

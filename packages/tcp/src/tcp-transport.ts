@@ -5,6 +5,7 @@
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { consoleLoggerFactory, describeError, type Logger } from '@portcullis/core';
+import { AuthWaitingRoom } from '@portcullis/core/transport';
 import { TcpConnection } from './tcp-connection.js';
 import { resolveTcpOptions, type ResolvedTcpOptions, type TcpTransportOptions } from './tcp-options.js';
 
@@ -24,9 +25,11 @@ export class TcpTransport {
   private readonly options: ResolvedTcpOptions;
   private readonly sockets = new Set<Socket>();
   private readonly log: Logger;
+  private readonly waiting: AuthWaitingRoom;
 
   constructor(options: TcpTransportOptions) {
     this.options = resolveTcpOptions(options);
+    this.waiting = new AuthWaitingRoom(this.options.maxAwaitingAuthPerAddress);
     this.log = (this.options.loggers ?? consoleLoggerFactory).create('portcullis:tcp');
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
     this.server.on('error', (error) => this.log.error('TCP server error', describeError(error)));
@@ -66,9 +69,20 @@ export class TcpTransport {
   }
 
   private accept(socket: Socket): void {
+    // Every TCP connection waits for its auth frame: one address holds at most the cap of them.
+    const ticket = this.waiting.enter(socket.remoteAddress);
+    if (ticket === undefined) {
+      this.log.debug('refusing a TCP connection: too many from its address wait to authenticate', { remoteAddress: socket.remoteAddress });
+      socket.on('error', () => undefined);
+      socket.destroy();
+      return;
+    }
     this.sockets.add(socket);
-    socket.once('close', () => this.sockets.delete(socket));
-    new TcpConnection(socket, this.options, this.log);
+    socket.once('close', () => {
+      ticket.leave();
+      this.sockets.delete(socket);
+    });
+    new TcpConnection(socket, this.options, this.log, ticket);
   }
 }
 

@@ -1,5 +1,5 @@
 import { describeError, type Logger } from '@portcullis/core';
-import { ConnectionProtocol, type Admitted, type HandshakeMode } from '@portcullis/core/transport';
+import { ConnectionProtocol, type Admitted, type AuthTicket, type HandshakeMode } from '@portcullis/core/transport';
 import { WebSocket, type RawData } from 'ws';
 import type { Heartbeat } from './heartbeat.js';
 import { WS_ANSWERS } from './ws-answers.js';
@@ -12,6 +12,8 @@ export interface WebSocketPeer {
   readonly handshake: HandshakeMode;
   readonly credential?: Admitted;
   readonly memo?: Map<unknown, unknown>;
+  /** Without `Authorization`: the connection's place among those waiting to authenticate. */
+  readonly authTicket?: AuthTicket;
 }
 
 /**
@@ -59,6 +61,9 @@ export class WebSocketConnection {
       credential: peer.credential,
       memo: peer.memo,
       maxPending: options.maxPendingRequests,
+      authTimeoutMs: peer.handshake === 'done' ? undefined : options.authTimeoutMs,
+      anonymousIdleTimeoutMs: options.anonymousIdleTimeoutMs,
+      authTicket: peer.authTicket,
       send: (text) => this.send(text),
       close: (reason, detail) => ws.close(WS_ANSWERS[reason].close, detail),
       onSaturated: () => this.setSaturated(true),

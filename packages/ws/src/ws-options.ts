@@ -10,8 +10,9 @@ import type { PerMessageDeflateOptions } from 'ws';
 
 /**
  * Options of {@link attachWebSocketTransport}: core's shared connection options
- * (`dispatcher`, `registry`, `maxBufferedBytes`, `maxPendingRequests`, `loggers`)
- * plus the WebSocket ones. Only `dispatcher` is required.
+ * (`dispatcher`, `registry`, `maxBufferedBytes`, `maxPendingRequests`, `authTimeoutMs`,
+ * `maxAwaitingAuthPerAddress`, `anonymousIdleTimeoutMs`, `loggers`) plus the WebSocket
+ * ones. Only `dispatcher` and `registry` are required.
  *
  * @example
  * ```ts

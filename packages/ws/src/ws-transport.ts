@@ -2,14 +2,16 @@
  * The WebSocket transport: attaches to an existing HTTP server (the express one)
  * and serves portals at one path. The credential is checked before the upgrade
  * (`Authorization: Bearer`; a bad one gets HTTP 401 and no `101`); a connection
- * without the header may send the auth frame first (browsers cannot set headers).
+ * without the header may send the auth frame first (browsers cannot set headers),
+ * within `authTimeoutMs`, and at most `maxAwaitingAuthPerAddress` of those wait
+ * at once per client address (more are refused with 429 before the upgrade).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { consoleLoggerFactory, describeError, type Logger } from '@portcullis/core';
-import { bearerCredential, closeReasonOf } from '@portcullis/core/transport';
+import { AuthWaitingRoom, bearerCredentialOf, closeReasonOf } from '@portcullis/core/transport';
 import { WS_CLOSE } from '@portcullis/protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Heartbeat } from './heartbeat.js';
@@ -34,6 +36,7 @@ export class WebSocketTransport {
   private readonly wss: WebSocketServer;
   private readonly heartbeat: Heartbeat;
   private readonly clients = new Set<WebSocket>();
+  private readonly waiting: AuthWaitingRoom;
   private readonly log: Logger;
   private readonly listener: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
   private closed = false;
@@ -41,6 +44,7 @@ export class WebSocketTransport {
   constructor(private readonly server: HttpServer | HttpsServer, options: WebSocketTransportOptions) {
     this.options = resolveWebSocketOptions(options);
     this.path = this.options.path;
+    this.waiting = new AuthWaitingRoom(this.options.maxAwaitingAuthPerAddress);
     this.log = (this.options.loggers ?? consoleLoggerFactory).create('portcullis:ws');
     this.heartbeat = new Heartbeat(this.options.heartbeatIntervalMs);
     this.wss = new WebSocketServer({
@@ -87,8 +91,10 @@ export class WebSocketTransport {
     socket.on('error', onEarlyError);
     if (this.closed) return refuseUpgrade(socket, 503);
     const peer = await this.authenticate(request);
-    if (socket.destroyed) return;
     if (typeof peer === 'number') return refuseUpgrade(socket, peer);
+    // The socket's end frees a waiting place, whether or not the handshake completes.
+    if (peer.authTicket) socket.once('close', () => peer.authTicket!.leave());
+    if (socket.destroyed) return peer.authTicket?.leave();
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       socket.off('error', onEarlyError);
       this.accept(ws, peer);
@@ -98,8 +104,15 @@ export class WebSocketTransport {
   private async authenticate(request: IncomingMessage): Promise<WebSocketPeer | UpgradeStatus> {
     const clientId = `ws-${randomUUID()}`;
     const remoteAddress = this.options.remoteAddress(request);
-    const token = bearerCredential(request.headers.authorization);
-    if (token === undefined) return { clientId, remoteAddress, handshake: 'optional' };
+    const token = bearerCredentialOf(request);
+    if (token === undefined) {
+      const authTicket = this.waiting.enter(remoteAddress);
+      if (authTicket === undefined) {
+        this.log.debug('refusing a WebSocket upgrade: too many from its address wait to authenticate', { remoteAddress });
+        return 429;
+      }
+      return { clientId, remoteAddress, handshake: 'optional', authTicket };
+    }
     if (token === null) return WS_ANSWERS.unauthorized.status;
     const memo = new Map<unknown, unknown>();
     const admission = await this.options.dispatcher.admit({ transport: 'ws', credential: token, clientId, remoteAddress, memo });

@@ -1,11 +1,11 @@
 /**
  * The example game server as the fault tests run it: HTTP (`/auth`, `/api/*`)
  * and `/game` on WebSocket, TCP and UDP, on free 127.0.0.1 ports, with the
- * in-memory store or a given Redis. Two stacks built with the same key and the
+ * in-memory store or a given Redis (and accounts, optionally, in PostgreSQL). Two stacks built with the same key and the
  * same Redis are two instances of one deployment (or one instance restarted).
  */
 import 'reflect-metadata';
-import { loadConfig, silentLoggerFactory } from '@portcullis/core';
+import { loadConfig, silentLoggerFactory, type LoggerFactory } from '@portcullis/core';
 import { createGameServer, type GameServer } from '../../../examples/game-server/src/game-server.js';
 import { startRealtime, type RealtimeServers } from '../../../examples/game-server/src/realtime.js';
 import { connectTcp, connectUdp, connectWs, type RealtimeClient } from '../../conformance/support/test-clients.js';
@@ -36,6 +36,10 @@ export interface GameStack {
 export interface GameStackOptions {
   readonly provider: 'inmemory' | 'redis';
   readonly redisUrl?: string;
+  /** Accounts in this PostgreSQL database instead of the cache. */
+  readonly accountsUrl?: string;
+  /** Where log lines go; default nowhere. */
+  readonly loggers?: LoggerFactory;
 }
 
 const PASSWORD = 'correct horse battery staple';
@@ -48,7 +52,8 @@ export async function startGameStack(options: GameStackOptions): Promise<GameSta
     SVC__PERSISTENCE__CACHE__PROVIDER: options.provider,
   };
   if (options.redisUrl) env.SVC__PERSISTENCE__CACHE__URL = options.redisUrl;
-  const server = await createGameServer({ config: loadConfig({ env, tree: {} }), port: 0, loggers: silentLoggerFactory });
+  if (options.accountsUrl) Object.assign(env, { SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres', SVC__PERSISTENCE__ACCOUNTS__URL: options.accountsUrl });
+  const server = await createGameServer({ config: loadConfig({ env, tree: {} }), port: 0, loggers: options.loggers ?? silentLoggerFactory });
   const { http } = await server.listen();
   const realtime = await startRealtime(server.container, server.httpServer, { host: '127.0.0.1', tcpPort: 0, udpPort: 0 });
   const wsUrl = `${http.replace(/^http/, 'ws')}/ws`;

@@ -21,26 +21,79 @@ function refuse(message: string): never {
   throw new PortcullisError('invalid_request', message);
 }
 
-/** The trimmed username, or `invalid_request`. */
+/**
+ * Controls, format characters (zero-width spaces and joiners, bidi controls, the BOM,
+ * soft hyphens), line and paragraph separators, private-use, unassigned and surrogate
+ * code points: nothing a person types in a name, everything a look-alike hides behind.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/u;
+/** Scripts whose letters pass for each other; one label (`@`/`.`-separated part) may use only one of them. */
+const CONFUSABLE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u];
+
+function mixesScripts(name: string): boolean {
+  for (const label of name.split(/[@.]/)) {
+    let scripts = 0;
+    for (const script of CONFUSABLE_SCRIPTS) if (script.test(label)) scripts++;
+    if (scripts > 1) return true;
+  }
+  return false;
+}
+
+/**
+ * An account name as it is compared and stored: NFKC-normalised (compatibility forms
+ * such as full-width letters, and letters written with combining marks, become the
+ * one form) and trimmed. Refuses, with `invalid_request`, a name holding an invisible
+ * or bidi character or a lone surrogate, and one whose label mixes Latin, Cyrillic
+ * and Greek letters. Letters of one other script are kept as they are: NFKC does not
+ * fold Cyrillic `а` into Latin `a`.
+ *
+ * @example
+ * ```ts
+ * normalizeAccountName('jose\u0301@example.com', 'email'); // 'jos\u00E9@example.com'
+ * normalizeAccountName('p\u0430ypal@example.com', 'email'); // throws invalid_request
+ * ```
+ */
+export function normalizeAccountName(value: string, field: 'email' | 'username'): string {
+  const name = value.normalize('NFKC').trim();
+  if (HIDDEN.test(name)) refuse(`${field} must not contain control, invisible or bidi characters, or lone surrogates`);
+  if (mixesScripts(name)) refuse(`${field} must not mix Latin, Cyrillic or Greek letters in one part`);
+  return name;
+}
+
+/**
+ * The normalised username ({@link normalizeAccountName}), or `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * checkUsername(' ada '); // 'ada'
+ * ```
+ */
 export function checkUsername(value: unknown): string {
   if (typeof value !== 'string') refuse('username must be a string');
-  const username = value.trim();
+  const username = normalizeAccountName(value, 'username');
   if (!USERNAME_PATTERN.test(username)) refuse('username must be 3 to 32 letters, digits, "_", "." or "-"');
   return username;
 }
 
-/** The trimmed email, or `invalid_request`. */
+/**
+ * The normalised email ({@link normalizeAccountName}), or `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * checkEmail(' ada@example.com '); // 'ada@example.com'
+ * ```
+ */
 export function checkEmail(value: unknown): string {
   if (typeof value !== 'string') refuse('email must be a string');
-  const email = value.trim();
+  const email = normalizeAccountName(value, 'email');
   if (email.length > MAX_EMAIL_LENGTH || !EMAIL_PATTERN.test(email)) refuse('email must be an email address');
   return email;
 }
 
-/** A login name of either kind: a non-empty string of at most 254 characters. */
+/** A login name of either kind, normalised as at signup: a non-empty string of at most 254 characters. */
 export function checkLoginName(value: unknown, field: 'email' | 'username'): string {
   if (typeof value !== 'string') refuse(`${field} must be a string`);
-  const name = value.trim();
+  const name = normalizeAccountName(value, field);
   if (name.length === 0 || name.length > MAX_EMAIL_LENGTH) refuse(`${field} must be 1 to ${MAX_EMAIL_LENGTH} characters`);
   return name;
 }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import type { Logger } from '../contracts/logger.js';
+import { describeError } from '../errors/describe-error.js';
 import { silentLoggerFactory } from '../logging/logger.js';
 import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from '../store/redis-connection.js';
 import type { Account, AccountStore, NewAccount } from './account-store.js';
@@ -56,17 +57,28 @@ export class RedisAccountStore implements AccountStore {
   readonly #ownsClient: boolean;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #logger: Logger;
+  #persistenceChecked = false;
 
   constructor(options: RedisAccountStoreOptions, logger: Logger = silentLoggerFactory.create('portcullis:accounts')) {
+    this.#logger = logger;
     this.#ownsClient = 'url' in options;
     this.#client = 'url' in options ? openRedisClient(options.url, logger, 'accounts') : options.client;
     this.#prefix = `${options.keyPrefix ?? 'portcullis'}:account:`;
     this.#timeoutMs = options.operationTimeoutMs ?? 1000;
   }
 
-  /** Resolves once Redis answers; rejects with `unavailable` after `timeoutMs`. */
-  ready(timeoutMs = 2000): Promise<void> {
-    return waitUntilReady(this.#client, timeoutMs);
+  /**
+   * Resolves once Redis answers; rejects with `unavailable` after `timeoutMs`.
+   * The first time, it also asks Redis whether it persists its data and logs a
+   * warning when it does not (accounts would be lost on its restart), or when
+   * Redis refuses `CONFIG GET`.
+   */
+  async ready(timeoutMs = 2000): Promise<void> {
+    await waitUntilReady(this.#client, timeoutMs);
+    if (this.#persistenceChecked) return;
+    this.#persistenceChecked = true;
+    await this.#warnWithoutPersistence();
   }
 
   async create(account: NewAccount): Promise<Account> {
@@ -94,6 +106,22 @@ export class RedisAccountStore implements AccountStore {
   /** Closes the connection when the store opened it. Idempotent. */
   async close(): Promise<void> {
     if (this.#ownsClient) await closeRedisClient(this.#client);
+  }
+
+  async #warnWithoutPersistence(): Promise<void> {
+    let config: Record<string, string>;
+    try {
+      config = { ...(await this.#run(() => this.#client.configGet(['save', 'appendonly']))) } as Record<string, string>;
+    } catch (error) {
+      const cause = (error as { cause?: { cause?: unknown } }).cause?.cause ?? error;
+      this.#logger.warn('cannot tell whether redis persists accounts: CONFIG GET was refused; without AOF or RDB snapshots a redis restart loses every account', describeError(cause));
+      return;
+    }
+    const snapshots = (config.save ?? '').trim() !== '';
+    const appendOnly = (config.appendonly ?? '').trim().toLowerCase() === 'yes';
+    if (!snapshots && !appendOnly) {
+      this.#logger.warn('redis has no persistence (save and appendonly are off): a redis restart loses every account; turn on AOF or use svc:persistence:accounts:provider = postgres');
+    }
   }
 
   async #byIndex(indexKey: string): Promise<Account | undefined> {

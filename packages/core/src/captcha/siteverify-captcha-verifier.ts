@@ -27,8 +27,12 @@ const MAX_TOKEN_LENGTH = 8192;
 /**
  * Verifies captcha tokens against `captcha:verify-url` (the provider's public
  * endpoint unless overridden): a form-encoded POST of `secret`, `response` and
- * `remoteip`, answered `{"success": true|false, ...}`. Off when
- * `captcha:secret-key` is empty. Anything but a timely `success: true` is false.
+ * `remoteip`, answered `{"success": true|false, "hostname", "action", "score", ...}`.
+ * Off when `captcha:secret-key` is empty. Anything but a timely `success: true` is
+ * false, and so is an answer whose `hostname` is not `captcha:expected-hostname`,
+ * whose `action` is not `captcha:expected-action` or whose `score` is below
+ * `captcha:min-score` (or missing), for each of those that is set: a token solved on
+ * another site, for another form, or by a likely bot does not pass.
  *
  * @example
  * ```ts
@@ -42,6 +46,7 @@ export class SiteverifyCaptchaVerifier implements CaptchaVerifier {
   readonly enabled: boolean;
   readonly #secret: string;
   readonly #verifyUrl: string;
+  readonly #expected: PortcullisConfig['security']['captcha'];
   #timeoutMs = 5000;
 
   constructor(@inject(PORTCULLIS_CONFIG) config: PortcullisConfig) {
@@ -49,6 +54,7 @@ export class SiteverifyCaptchaVerifier implements CaptchaVerifier {
     this.enabled = !secretKey.isEmpty;
     this.#secret = secretKey.reveal();
     this.#verifyUrl = verifyUrl;
+    this.#expected = config.security.captcha;
   }
 
   /**
@@ -79,10 +85,25 @@ export class SiteverifyCaptchaVerifier implements CaptchaVerifier {
         redirect: 'error',
       });
       if (!response.ok) return false;
-      const answer = (await response.json()) as { success?: unknown } | null;
-      return answer?.success === true;
+      return this.#accepts((await response.json()) as SiteverifyAnswer | null);
     } catch {
       return false;
     }
   }
+
+  #accepts(answer: SiteverifyAnswer | null): boolean {
+    if (answer?.success !== true) return false;
+    const { expectedHostname, expectedAction, minScore } = this.#expected;
+    if (expectedHostname !== '' && (typeof answer.hostname !== 'string' || answer.hostname.toLowerCase() !== expectedHostname)) return false;
+    if (expectedAction !== '' && answer.action !== expectedAction) return false;
+    return minScore === undefined || (typeof answer.score === 'number' && answer.score >= minScore);
+  }
+}
+
+/** The fields of a siteverify answer that are checked. */
+interface SiteverifyAnswer {
+  readonly success?: unknown;
+  readonly hostname?: unknown;
+  readonly action?: unknown;
+  readonly score?: unknown;
 }

@@ -6,6 +6,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { ACCOUNT_STORE, type AccountStore } from '../account/account-store.js';
 import { InMemoryAccountStore } from '../account/in-memory-account-store.js';
 import { LoginService } from '../account/login-service.js';
+import { PostgresAccountStore } from '../account/postgres-account-store.js';
 import { RedisAccountStore } from '../account/redis-account-store.js';
 import { CAPTCHA_VERIFIER } from '../captcha/captcha-verifier.js';
 import { SiteverifyCaptchaVerifier } from '../captcha/siteverify-captcha-verifier.js';
@@ -18,8 +19,10 @@ import { SessionStores } from '../store/session-stores.js';
 /**
  * Registers `LoginService` (singleton) and, unless the application registered
  * its own, an `ACCOUNT_STORE` and a `CAPTCHA_VERIFIER`. The default account
- * store follows `svc:persistence:cache:provider`: in memory, or Redis (sharing
- * the session stores' connection when `registerSessionServices` ran first).
+ * store is a PostgreSQL table when `svc:persistence:accounts:provider` is
+ * `postgres`; otherwise it follows `svc:persistence:cache:provider`: in memory,
+ * or Redis (sharing the session stores' connection when `registerSessionServices`
+ * ran first).
  * Applications with a user database register their own `AccountStore` first.
  * Answers the account store.
  *
@@ -44,11 +47,12 @@ export function registerAccountServices(container: DependencyContainer): Account
 
 function createAccountStore(container: DependencyContainer): AccountStore {
   const config = container.resolve(PORTCULLIS_CONFIG);
-  if (config.persistence.cache.provider !== 'redis') return new InMemoryAccountStore();
   const loggers: LoggerFactory = container.isRegistered(LOGGER_FACTORY, true) ? container.resolve(LOGGER_FACTORY) : silentLoggerFactory;
+  const logger = loggers.create('portcullis:accounts');
+  if (config.persistence.accounts.provider === 'postgres') return new PostgresAccountStore({ url: config.persistence.accounts.url.reveal() }, logger);
+  if (config.persistence.cache.provider !== 'redis') return new InMemoryAccountStore();
   const stores = container.isRegistered(SessionStores, true) ? container.resolve(SessionStores) : undefined;
   const shared = stores?.cache instanceof RedisCacheStore ? stores.cache.client : undefined;
-  return shared
-    ? new RedisAccountStore({ client: shared, keyPrefix: stores?.options.keyPrefix })
-    : new RedisAccountStore({ url: config.persistence.cache.url, keyPrefix: stores?.options.keyPrefix }, loggers.create('portcullis:accounts'));
+  const keyPrefix = stores?.options.keyPrefix;
+  return new RedisAccountStore(shared ? { client: shared, keyPrefix } : { url: config.persistence.cache.url, keyPrefix }, logger);
 }

@@ -5,6 +5,9 @@
  */
 import 'reflect-metadata';
 import type { DependencyContainer } from 'tsyringe';
+import { ACCOUNT_STORE } from '../account/account-store.js';
+import { PostgresAccountStore } from '../account/postgres-account-store.js';
+import { RedisAccountStore } from '../account/redis-account-store.js';
 import { loadConfig } from '../config/load-config.js';
 import { LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, SIGNING_KEY } from '../contracts/injection-tokens.js';
 import type { LoggerFactory } from '../contracts/logger.js';
@@ -47,14 +50,21 @@ export interface PortcullisRegistrationOptions {
  *
  * @example
  * ```ts
- * const { stores, close }: PortcullisRegistration = registerPortcullis(container);
- * await stores?.ready();
+ * const { ready, close }: PortcullisRegistration = registerPortcullis(container);
+ * await ready();
  * ```
  */
 export interface PortcullisRegistration {
   readonly config: PortcullisConfig;
   /** Undefined unless `mode` is `jwt`. */
   readonly stores: SessionStores | undefined;
+  /**
+   * Resolves once the session stores and the account store portcullis built can
+   * serve requests (the PostgreSQL account store creates its table here);
+   * rejects with `unavailable` after `timeoutMs` (default 2000).
+   */
+  ready(timeoutMs?: number): Promise<void>;
+  /** Closes the connections of every store portcullis built (never an `ACCOUNT_STORE` the application registered). */
   close(): Promise<void>;
 }
 
@@ -72,7 +82,7 @@ export interface PortcullisRegistration {
  * @example
  * ```ts
  * const portcullis = registerPortcullis(container);
- * await portcullis.stores?.ready();
+ * await portcullis.ready();
  * const issuer = container.resolve(AccessTokenIssuer);
  * process.once('SIGTERM', () => void portcullis.close());
  * ```
@@ -88,7 +98,7 @@ export function registerPortcullis(container: DependencyContainer, options: Port
   container.register(PasswordHasher, { useValue: new PasswordHasher(config) });
   container.registerSingleton(ShieldEnforcer);
   if (config.security.mode !== 'jwt') {
-    return { config, stores: undefined, close: async () => {} };
+    return { config, stores: undefined, ready: async () => {}, close: async () => {} };
   }
   container.registerSingleton(JwtTokenValidator);
   container.registerSingleton(JwtTokenIssuer);
@@ -101,13 +111,18 @@ export function registerPortcullis(container: DependencyContainer, options: Port
   container.registerSingleton(SessionAuth);
   container.registerSingleton(GateDispatcher);
   container.registerSingleton(ConnectionRegistry);
-  registerAccountServices(container);
+  const ownsAccounts = !container.isRegistered(ACCOUNT_STORE, true);
+  const accounts = registerAccountServices(container);
+  const owned = ownsAccounts && (accounts instanceof RedisAccountStore || accounts instanceof PostgresAccountStore) ? accounts : undefined;
   return {
     config,
     stores,
-    close: () => {
+    ready: async (timeoutMs = 2000) => {
+      await Promise.all([stores.ready(timeoutMs), owned?.ready(timeoutMs)]);
+    },
+    close: async () => {
       limiter.close();
-      return stores.close();
+      await Promise.all([stores.close(), owned?.close()]);
     },
   };
 }

@@ -52,17 +52,24 @@ function yamlProblem(cause: unknown): string {
   return typeof code === 'string' ? `invalid YAML (${code})${where}` : `invalid YAML${where}`;
 }
 
+/** A config file as read, and where it came from (for start-up messages). */
+export interface ConfigFile {
+  readonly tree: RawTree;
+  /** The file's absolute path, or which files were looked for in which directory. */
+  readonly source: string;
+}
+
 /**
  * Reads the config file: `SVC_CONFIG` if set, else `svc.config.json` or
- * `svc.config.yaml` (`.yml`) in `cwd`. Returns an empty tree when there is none.
+ * `svc.config.yaml` (`.yml`) in `cwd`. Answers an empty tree when there is none.
  */
-export function readConfigFile(env: Readonly<Record<string, string | undefined>>, cwd: string): RawTree {
+export function readConfigFile(env: Readonly<Record<string, string | undefined>>, cwd: string): ConfigFile {
   const named = env.SVC_CONFIG;
   const candidates = named ? [resolve(cwd, named)] : ['svc.config.json', 'svc.config.yaml', 'svc.config.yml'].map((f) => join(cwd, f));
   const file = candidates.find((f) => existsSync(f));
   if (!file) {
-    if (named) throw new ConfigError('SVC_CONFIG', `file not found: ${named}`);
-    return Object.create(null);
+    if (named) throw new ConfigError('SVC_CONFIG', `file not found: ${named} (looked in ${cwd})`);
+    return { tree: Object.create(null), source: `no svc.config.json, svc.config.yaml or svc.config.yml in ${resolve(cwd)}` };
   }
   let parsed: unknown;
   let text: string;
@@ -77,9 +84,9 @@ export function readConfigFile(env: Readonly<Record<string, string | undefined>>
   } catch (cause) {
     throw new ConfigError(file, `cannot be parsed (${json ? jsonProblem(cause, text) : yamlProblem(cause)})`);
   }
-  if (parsed === null || parsed === undefined) return Object.create(null);
+  if (parsed === null || parsed === undefined) return { tree: Object.create(null), source: file };
   if (!isPlainObject(parsed)) throw new ConfigError(file, 'must hold an object at the top level');
-  return normaliseTree(parsed);
+  return { tree: normaliseTree(parsed), source: file };
 }
 
 /**

@@ -26,28 +26,34 @@ describe('loadConfig: defaults', () => {
   it('gives every documented setting its default', () => {
     const config = fromEnv({});
     expect(config).toEqual({
+      source: 'the tree passed to loadConfig',
       hasSecuritySection: false,
       production: false,
       security: {
         mode: undefined,
         key: undefined,
+        previousKeys: [],
+        signingKey: undefined,
+        previousPublicKeys: [],
+        publicKey: undefined,
         minKeyBytes: 32,
         accessTokenMinutes: 15,
         refreshTokenDays: 7,
         issuer: 'portcullis',
         audience: 'portcullis',
         clockSkewSeconds: 30,
-        jwt: { mapInboundClaims: true, nameClaim: '' },
+        jwt: { algorithm: 'HS256', verifyOnly: false, mapInboundClaims: true, nameClaim: '' },
         password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024 },
         lockout: { store: 'memory', maxFailures: 5, windowMinutes: 15, lockMinutes: 15 },
-        captcha: { provider: undefined, siteKey: '', secretKey: expect.any(Secret), verifyUrl: '' },
+        captcha: { provider: undefined, siteKey: '', secretKey: expect.any(Secret), verifyUrl: '', expectedHostname: '', expectedAction: '', minScore: undefined },
         session: { accessMinutes: 60, refreshDays: 7, nearCacheSeconds: 5, jwtNearCacheSeconds: 0 },
         shields: { fallback: 'none' },
       },
-      persistence: { cache: { provider: 'inmemory', url: 'redis://127.0.0.1:6379' } },
+      persistence: { cache: { provider: 'inmemory', url: 'redis://127.0.0.1:6379' }, accounts: { provider: 'cache', url: expect.any(Secret) } },
       errors: { format: undefined },
     });
     expect(config.security.captcha.secretKey.isEmpty).toBe(true);
+    expect(config.persistence.accounts.url.isEmpty).toBe(true);
   });
 
   it.each(Object.entries(CAPTCHA_VERIFY_URLS))('defaults captcha:verify-url to the %s endpoint, and lets it be overridden', (provider, url) => {
@@ -87,6 +93,7 @@ describe('loadConfig: files', () => {
     expect(config.security.key?.reveal()).toBe(KEY);
     expect(config.security.accessTokenMinutes).toBe(30);
     expect(config.security.jwt.nameClaim).toBe('name');
+    expect(config.source).toBe(join(dir, 'svc.config.json'));
   });
 
   it.each(['svc.config.yaml', 'svc.config.yml'])('reads %s from the working directory', (name) => {
@@ -112,10 +119,13 @@ describe('loadConfig: files', () => {
   it('stops when SVC_CONFIG names a file that does not exist', () => {
     const err = configError(() => loadConfig({ env: { SVC_CONFIG: 'missing.json' }, cwd: dir }));
     expect(err.key).toBe('SVC_CONFIG');
+    expect(err.message).toBe(`invalid setting SVC_CONFIG: file not found: missing.json (looked in ${dir})`);
   });
 
-  it('uses the defaults when there is no file', () => {
-    expect(loadConfig({ env: {}, cwd: dir }).security.accessTokenMinutes).toBe(15);
+  it('uses the defaults when there is no file, and says where it looked', () => {
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect(config.security.accessTokenMinutes).toBe(15);
+    expect(config.source).toBe(`no svc.config.json, svc.config.yaml or svc.config.yml in ${dir}`);
   });
 
   it('lets environment variables win over the file', () => {
@@ -167,7 +177,7 @@ describe('loadConfig: environment variables', () => {
       SVC__ERRORS__FORMAT: 'Simple',
     });
     expect(config.security.accessTokenMinutes).toBe(20);
-    expect(config.security.jwt).toEqual({ mapInboundClaims: false, nameClaim: 'name' });
+    expect(config.security.jwt).toEqual({ algorithm: 'HS256', verifyOnly: false, mapInboundClaims: false, nameClaim: 'name' });
     expect(config.security.password.workFactor).toBe(12);
     expect(config.errors.format).toBe('simple');
   });
@@ -203,8 +213,15 @@ describe('loadConfig: invalid settings stop start-up with one message naming the
     ['a bad boolean', { SVC__SECURITY__JWT__MAP_INBOUND_CLAIMS: 'maybe' }, 'svc:security:jwt:map-inbound-claims', /true or false/],
     ['an unknown lockout store', { SVC__SECURITY__LOCKOUT__STORE: 'disk' }, 'svc:security:lockout:store', /"memory", "backplane"/],
     ['an unknown cache provider', { SVC__PERSISTENCE__CACHE__PROVIDER: 'memcached' }, 'svc:persistence:cache:provider', /"inmemory", "redis"/],
+    ['an unknown accounts provider', { SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'mysql' }, 'svc:persistence:accounts:provider', /"cache", "postgres"/],
+    ['postgres accounts without a URL', { SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres' }, 'svc:persistence:accounts:url', /must be set when accounts:provider is "postgres"/],
+    ['postgres accounts on a Redis URL', { SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres', SVC__PERSISTENCE__ACCOUNTS__URL: 'redis://127.0.0.1:6379' }, 'svc:persistence:accounts:url', /postgres:\/\/ or postgresql:\/\//],
+    ['an accounts URL while accounts stay in the cache', { SVC__PERSISTENCE__ACCOUNTS__URL: 'postgres://db/game' }, 'svc:persistence:accounts:provider', /must be "postgres" when accounts:url is set/],
+    ['a typo in the accounts section', { SVC__PERSISTENCE__ACCOUNTS__PROVDER: 'postgres' }, 'svc:persistence:accounts:provder', /not a known setting/],
     ['an unknown error format', { SVC__ERRORS__FORMAT: 'verbose' }, 'svc:errors:format', /"simple"/],
     ['an unknown captcha provider', { SVC__SECURITY__CAPTCHA__PROVIDER: 'mycaptcha' }, 'svc:security:captcha:provider', /"recaptcha"/],
+    ['a captcha min-score above 1', { SVC__SECURITY__CAPTCHA__MIN_SCORE: '1.5' }, 'svc:security:captcha:min-score', /from 0 to 1/],
+    ['a captcha min-score that is not a number', { SVC__SECURITY__CAPTCHA__MIN_SCORE: 'high' }, 'svc:security:captcha:min-score', /from 0 to 1/],
     ['a captcha secret without a provider', { SVC__SECURITY__CAPTCHA__SECRET_KEY: 's3cret' }, 'svc:security:captcha:provider', /secret-key is set/],
     ['min-length above max-length', { SVC__SECURITY__PASSWORD__MIN_LENGTH: '20', SVC__SECURITY__PASSWORD__MAX_LENGTH: '10' }, 'svc:security:password:min-length', /max-length/],
     ['min-key-bytes below the HS256 floor of 32', { SVC__SECURITY__MIN_KEY_BYTES: '16' }, 'svc:security:min-key-bytes', /integer from 32/],
@@ -237,10 +254,28 @@ describe('loadConfig: invalid settings stop start-up with one message naming the
   });
 });
 
+describe('loadConfig: svc:persistence:accounts', () => {
+  const url = 'postgresql://portcullis:pg-password-123@db.internal:5432/game';
+
+  it('reads the PostgreSQL provider and URL from the environment', () => {
+    const config = fromEnv({ SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'Postgres', SVC__PERSISTENCE__ACCOUNTS__URL: ` ${url} ` });
+    expect(config.persistence.accounts.provider).toBe('postgres');
+    expect(config.persistence.accounts.url.reveal()).toBe(url);
+  });
+
+  it('never shows the URL, which holds a password: not in the result, nor in an error about it', () => {
+    const config = fromEnv({ SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres', SVC__PERSISTENCE__ACCOUNTS__URL: url });
+    for (const out of [JSON.stringify(config), inspect(config, { depth: Infinity }), `${config.persistence.accounts.url}`]) expect(out).not.toContain('pg-password-123');
+    const wrongScheme = configError(() => fromEnv({ SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres', SVC__PERSISTENCE__ACCOUNTS__URL: url.replace('postgresql', 'mysql') }));
+    const withoutProvider = configError(() => fromEnv({ SVC__PERSISTENCE__ACCOUNTS__URL: url }));
+    for (const err of [wrongScheme, withoutProvider]) expect(err.message).not.toContain('pg-password-123');
+  });
+});
+
 describe('loadConfig: the result', () => {
   it('is frozen all the way down', () => {
     const config = fromEnv({ SVC__SECURITY__KEY: KEY });
-    for (const part of [config, config.security, config.security.password, config.security.jwt, config.persistence.cache, config.errors]) {
+    for (const part of [config, config.security, config.security.password, config.security.jwt, config.persistence.cache, config.persistence.accounts, config.errors]) {
       expect(Object.isFrozen(part)).toBe(true);
     }
     expect(() => {

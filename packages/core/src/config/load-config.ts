@@ -37,6 +37,12 @@ const integer = (min: number, max: number): Reader<number> => (value, key) => {
   return n;
 };
 
+const decimal = (min: number, max: number): Reader<number> => (value, key) => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n < min || n > max) throw new ConfigError(key, `must be a number from ${min} to ${max}, got ${describe(value)}`);
+  return n;
+};
+
 const boolean: Reader<boolean> = (value, key) => {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
@@ -123,6 +129,9 @@ function readCaptcha(s: Section): SecurityConfig['captcha'] {
     siteKey: section.read('site-key', text, ''),
     secretKey: new Secret(section.read('secret-key', text, '')),
     verifyUrl: section.read('verify-url', text, provider ? CAPTCHA_VERIFY_URLS[provider] : ''),
+    expectedHostname: section.read('expected-hostname', text, '').trim().toLowerCase(),
+    expectedAction: section.read('expected-action', text, '').trim(),
+    minScore: section.optional('min-score', decimal(0, 1)),
   };
   section.done();
   if (!captcha.secretKey.isEmpty && !provider) {
@@ -150,18 +159,52 @@ function readShields(s: Section): SecurityConfig['shields'] {
   return shields;
 }
 
+const algorithm: Reader<'HS256' | 'EdDSA'> = (value, key) => (oneOf('hs256', 'eddsa')(value, key) === 'eddsa' ? 'EdDSA' : 'HS256');
+
+/** A JSON/YAML list, or comma-separated text (the environment's spelling); empty entries are dropped. */
+const list: Reader<string[]> = (value, key) => {
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
+  if (!items || items.some((item) => typeof item !== 'string')) throw new ConfigError(key, `must be a list of strings or comma-separated text, got ${describe(value)}`);
+  return (items as string[]).map((item) => item.trim()).filter((item) => item.length > 0);
+};
+
+/** PEM text; a literal `\n` (how one-line environment values carry newlines) stands for a newline. */
+const pem: Reader<string> = (value, key) => text(value, key).replace(/\\n/g, '\n').trim();
+
 function readJwt(s: Section): SecurityConfig['jwt'] {
   const section = s.child('jwt');
-  const jwt = { mapInboundClaims: section.read('map-inbound-claims', boolean, true), nameClaim: section.read('name-claim', text, '') };
+  const jwt = {
+    algorithm: section.read('algorithm', algorithm, 'HS256'),
+    verifyOnly: section.read('verify-only', boolean, false),
+    mapInboundClaims: section.read('map-inbound-claims', boolean, true),
+    nameClaim: section.read('name-claim', text, ''),
+  };
   section.done();
   return jwt;
 }
 
-function readSecurity(s: Section): SecurityConfig {
+/** The keys of `svc:security`: the HMAC keys, or the Ed25519 keys of EdDSA mode. */
+function readKeys(s: Section, jwt: SecurityConfig['jwt']) {
   const keyText = s.optional('key', text);
+  const signingKey = s.optional('signing-key', pem);
+  const keys = {
+    key: keyText === undefined ? undefined : new Secret(keyText.trim()),
+    previousKeys: s.read('previous-keys', list, []).map((k) => new Secret(k)),
+    signingKey: signingKey === undefined ? undefined : new Secret(signingKey),
+    previousPublicKeys: s.read('previous-public-keys', list, []).map((k) => pem(k, 'svc:security:previous-public-keys')),
+    publicKey: s.optional('public-key', pem),
+  };
+  if (jwt.verifyOnly && jwt.algorithm !== 'EdDSA') throw new ConfigError('svc:security:jwt:verify-only', 'requires jwt:algorithm EdDSA (an HMAC key can always mint tokens)');
+  if (jwt.verifyOnly && keys.signingKey !== undefined) throw new ConfigError('svc:security:signing-key', 'must not be set on a verify-only server (jwt:verify-only is true)');
+  if (jwt.verifyOnly && keys.publicKey === undefined) throw new ConfigError('svc:security:public-key', 'is required when jwt:verify-only is true');
+  return keys;
+}
+
+function readSecurity(s: Section): SecurityConfig {
+  const jwt = readJwt(s);
   const security: SecurityConfig = {
     mode: s.optional('mode', oneOf('jwt')),
-    key: keyText === undefined ? undefined : new Secret(keyText.trim()),
+    ...readKeys(s, jwt),
     // RFC 7518 §3.2: an HS256 key MUST be at least 256 bits, so the floor is not configurable.
     minKeyBytes: s.read('min-key-bytes', integer(32, 1024), 32),
     accessTokenMinutes: s.read('access-token-minutes', integer(1, 525_600), 15),
@@ -169,7 +212,7 @@ function readSecurity(s: Section): SecurityConfig {
     issuer: s.read('issuer', text, 'portcullis'),
     audience: s.read('audience', text, 'portcullis'),
     clockSkewSeconds: s.read('clock-skew-seconds', integer(0, 3600), 30),
-    jwt: readJwt(s),
+    jwt,
     password: readPassword(s),
     lockout: readLockout(s),
     captcha: readCaptcha(s),
@@ -178,6 +221,22 @@ function readSecurity(s: Section): SecurityConfig {
   };
   s.done();
   return security;
+}
+
+const POSTGRES_URL = /^postgres(?:ql)?:\/\/\S+$/i;
+
+/** The accounts section; the URL is never quoted, as it usually holds a password. */
+function readAccounts(s: Section): PortcullisConfig['persistence']['accounts'] {
+  const provider = s.read('provider', oneOf('cache', 'postgres'), 'cache');
+  const url = s.read('url', text, '').trim();
+  s.done();
+  if (provider === 'postgres' && !POSTGRES_URL.test(url)) {
+    throw new ConfigError('svc:persistence:accounts:url', url === '' ? 'must be set when accounts:provider is "postgres"' : 'must be a postgres:// or postgresql:// URL');
+  }
+  if (provider === 'cache' && url !== '') {
+    throw new ConfigError('svc:persistence:accounts:provider', 'must be "postgres" when accounts:url is set (accounts would otherwise stay in the cache)');
+  }
+  return { provider, url: new Secret(url) };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -202,8 +261,8 @@ function deepFreeze<T>(value: T): T {
  */
 export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
   const env = sources.env ?? process.env;
-  const base = sources.tree ?? readConfigFile(env, sources.cwd ?? process.cwd());
-  const tree = overlayEnvironment(base, env);
+  const file = sources.tree ? { tree: sources.tree, source: 'the tree passed to loadConfig' } : readConfigFile(env, sources.cwd ?? process.cwd());
+  const tree = overlayEnvironment(file.tree, env);
   const production = (env.NODE_ENV ?? '').trim().toLowerCase() === 'production';
   if (tree.svc !== undefined && (typeof tree.svc !== 'object' || tree.svc === null || Array.isArray(tree.svc))) {
     throw new ConfigError('svc', 'must be a section (an object)');
@@ -215,6 +274,7 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
   const cache = persistence.child('cache');
   const errors = svc.child('errors');
   const config: PortcullisConfig = {
+    source: file.source,
     hasSecuritySection,
     production,
     security,
@@ -223,6 +283,7 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
         provider: cache.read('provider', oneOf('inmemory', 'redis'), 'inmemory'),
         url: cache.read('url', text, 'redis://127.0.0.1:6379'),
       },
+      accounts: readAccounts(persistence.child('accounts')),
     },
     errors: { format: errors.optional('format', oneOf('simple')) },
   };

@@ -36,6 +36,14 @@ export interface SecurityConfig {
   readonly mode: 'jwt' | undefined;
   /** base64 text of the HMAC key, wrapped so it never prints; undefined when unset. */
   readonly key: Secret | undefined;
+  /** base64 HMAC keys that still verify (HS256) but never sign; empty by default. */
+  readonly previousKeys: readonly Secret[];
+  /** PKCS#8 PEM Ed25519 private key tokens are signed with (EdDSA). */
+  readonly signingKey: Secret | undefined;
+  /** SPKI PEM Ed25519 public keys that still verify (EdDSA); empty by default. */
+  readonly previousPublicKeys: readonly string[];
+  /** SPKI PEM Ed25519 public key a verify-only server checks tokens without `kid` against. */
+  readonly publicKey: string | undefined;
   readonly minKeyBytes: number;
   readonly accessTokenMinutes: number;
   readonly refreshTokenDays: number;
@@ -43,6 +51,10 @@ export interface SecurityConfig {
   readonly audience: string;
   readonly clockSkewSeconds: number;
   readonly jwt: {
+    /** The one algorithm tokens are signed and verified with. */
+    readonly algorithm: 'HS256' | 'EdDSA';
+    /** EdDSA only: this server holds public keys alone and can mint no token. */
+    readonly verifyOnly: boolean;
     readonly mapInboundClaims: boolean;
     readonly nameClaim: string;
   };
@@ -64,6 +76,12 @@ export interface SecurityConfig {
     readonly secretKey: Secret;
     /** The provider's verify endpoint unless overridden (tests, self-hosting). */
     readonly verifyUrl: string;
+    /** When set, the provider's `hostname` must equal it (lower-cased); '' checks nothing. */
+    readonly expectedHostname: string;
+    /** When set, the provider's `action` must equal it; '' checks nothing. */
+    readonly expectedAction: string;
+    /** When set, the provider's `score` must be a number at least this (0.0–1.0). */
+    readonly minScore: number | undefined;
   };
   readonly shields: {
     readonly fallback: ShieldFallback;
@@ -88,6 +106,12 @@ export interface SecurityConfig {
  * ```
  */
 export interface PortcullisConfig {
+  /**
+   * Where the settings were read from, for start-up messages: the config file's
+   * path, or which files were looked for in which directory (`SVC__…` variables
+   * apply on top either way).
+   */
+  readonly source: string;
   /** True when the source had an `svc:security` section at all. */
   readonly hasSecuritySection: boolean;
   readonly production: boolean;
@@ -96,6 +120,14 @@ export interface PortcullisConfig {
     readonly cache: {
       readonly provider: 'inmemory' | 'redis';
       readonly url: string;
+    };
+    /**
+     * Where accounts live: `cache` keeps them in the cache provider's store (memory or
+     * Redis), `postgres` in a PostgreSQL table. `url` is empty unless the provider is `postgres`.
+     */
+    readonly accounts: {
+      readonly provider: 'cache' | 'postgres';
+      readonly url: Secret;
     };
   };
   readonly errors: {

@@ -38,13 +38,13 @@ export type RefreshResult =
  *
  * @example
  * ```ts
- * const event: CredentialsRevoked = { kind: 'revoked', sessionTokens: [token], jtis: [] };
+ * const event: CredentialsRevoked = { kind: 'revoked', sessionKeys: [sessionKey(token)], jtis: [] };
  * ```
  */
 export interface CredentialsRevoked {
   readonly kind: 'revoked';
-  /** Session access tokens that stopped working. */
-  readonly sessionTokens: readonly string[];
+  /** Session access tokens that stopped working, each as its `sessionKey` (SHA-256 digest): no event carries a token. */
+  readonly sessionKeys: readonly string[];
   /** `jti`s of JWTs that stopped working (upgrade, logout with a JWT, family revocation): one event per upgrade. */
   readonly jtis: readonly string[];
   /** Login family ids revoked (logout with a JWT, refresh-token reuse): every JWT of those logins stopped working. */
@@ -73,7 +73,7 @@ export interface RevocationGap {
  * ```ts
  * sessions.onRevocation((event: RevocationEvent) => {
  *   if (event.kind === 'gap') return resync();
- *   event.sessionTokens.forEach(closeSocketsHolding);
+ *   event.sessionKeys.forEach(closeSocketsHoldingKey);
  * });
  * ```
  */

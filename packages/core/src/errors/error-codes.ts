@@ -43,6 +43,7 @@ export type TokenFailureReason =
   | 'malformed'
   | 'bad_signature'
   | 'wrong_algorithm'
+  | 'unknown_key'
   | 'unsupported_header'
   | 'expired'
   | 'not_yet_valid'

@@ -1,5 +1,5 @@
 /**
- * IAccessTokenIssuer: a stateless issuer of short-lived HS256 access
+ * IAccessTokenIssuer: a stateless issuer of short-lived access
  * tokens, injectable anywhere in an application.
  */
 import { inject, injectable, type InjectionToken } from 'tsyringe';
@@ -51,7 +51,7 @@ export interface IAccessTokenIssuer {
 export const I_ACCESS_TOKEN_ISSUER: InjectionToken<IAccessTokenIssuer> = Symbol.for('portcullis:IAccessTokenIssuer');
 
 /**
- * Issues access tokens (header `typ: at+jwt`, HS256) carrying `sub`, the caller's
+ * Issues access tokens (header `typ: at+jwt` and the `kid` of the active key, HS256 or EdDSA) carrying `sub`, the caller's
  * custom claims, a random `jti`, `iat`, `nbf`, `exp`, and the configured `iss`
  * and `aud`. Stateless: every call carries its own claims, and
  * {@link AccessTokenIssuer.withClaims} returns a new issuer instead of changing this one.
@@ -78,7 +78,7 @@ export class AccessTokenIssuer implements IAccessTokenIssuer {
   constructor(@inject(PORTCULLIS_CONFIG) config: PortcullisConfig, @inject(SIGNING_KEY) key: SigningKey) {
     this.#config = config;
     this.#key = key;
-    this.#signer = new JwtSigner(key.keyObject, config.security.issuer, config.security.audience);
+    this.#signer = new JwtSigner(key, config.security.issuer, config.security.audience);
     this.#defaultLifetimeSeconds = config.security.accessTokenMinutes * 60;
   }
 

@@ -1,9 +1,10 @@
 /**
- * HS256 signing shared by {@link AccessTokenIssuer} and {@link JwtTokenIssuer}.
+ * Signing shared by {@link AccessTokenIssuer} and {@link JwtTokenIssuer} (HS256 or EdDSA).
  * Only the two `typ` constants are public; the rest is internal. Builds the compact JWS with
- * node:crypto directly: the header is fixed per token type, so it is encoded once.
+ * node:crypto directly: the header (`alg`, `typ`, `kid`) is fixed per token type, so it is encoded once.
  */
-import { createHmac, randomUUID, type KeyObject } from 'node:crypto';
+import { createHmac, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import type { SigningKey } from '../contracts/signing-key.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 
 /**
@@ -43,11 +44,6 @@ export type CustomClaims = Readonly<Record<string, unknown>>;
 
 export const NO_CLAIMS: CustomClaims = Object.freeze({});
 
-const ENCODED_HEADERS: Readonly<Record<JwtTyp, string>> = {
-  [ACCESS_TOKEN_TYP]: Buffer.from(JSON.stringify({ alg: 'HS256', typ: ACCESS_TOKEN_TYP })).toString('base64url'),
-  [REFRESH_TOKEN_TYP]: Buffer.from(JSON.stringify({ alg: 'HS256', typ: REFRESH_TOKEN_TYP })).toString('base64url'),
-};
-
 function invalid(message: string): never {
   throw new PortcullisError('invalid_request', message);
 }
@@ -65,22 +61,28 @@ export function assertLifetime(seconds: unknown): asserts seconds is number {
 }
 
 /**
- * Checks caller claims and returns a frozen own copy. Throws `invalid_request` when
- * `claims` is not a plain object, names a reserved claim, or is not JSON-serialisable.
- * Spread (not assignment) copies, so even an own `__proto__` key could not reach a prototype.
+ * Checks caller claims and returns a frozen copy of what JSON serialisation makes of them.
+ * Throws `invalid_request` when `claims` is not a plain object (prototype `Object.prototype`
+ * or `null`), has a `toJSON`, is not JSON-serialisable, or serialises to a reserved name.
+ * The reserved-name check reads the serialised copy, never the caller's object: a `toJSON`,
+ * a getter or a Proxy cannot show one set of names to the check and sign another.
  */
 export function toCustomClaims(claims: unknown): CustomClaims {
   if (claims === undefined) return NO_CLAIMS;
   if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) invalid('claims must be a plain object');
-  for (const name of Object.keys(claims)) {
-    if (RESERVED_CLAIMS.has(name)) invalid(`claim "${name}" is reserved and cannot be set by the caller`);
-  }
+  const prototype: unknown = Object.getPrototypeOf(claims);
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in claims) invalid('claims must be a plain object (prototype Object.prototype or null) without toJSON');
+  let copy: unknown;
   try {
-    JSON.stringify(claims);
+    copy = JSON.parse(JSON.stringify(claims));
   } catch {
     invalid('claims must be JSON-serialisable');
   }
-  return Object.freeze({ ...(claims as Record<string, unknown>) });
+  if (typeof copy !== 'object' || copy === null || Array.isArray(copy)) invalid('claims must be a plain object');
+  for (const name of Object.keys(copy)) {
+    if (RESERVED_CLAIMS.has(name)) invalid(`claim "${name}" is reserved and cannot be set by the caller`);
+  }
+  return Object.freeze(copy as Record<string, unknown>);
 }
 
 /** Merges two validated claim sets; `over` wins on a shared name. */
@@ -98,19 +100,35 @@ export interface SignedJwt {
   readonly expiresAt: number;
 }
 
-/** Signs HS256 tokens with one key, issuer and audience. */
+const encodeHeader = (alg: string, typ: JwtTyp, kid: string) => Buffer.from(JSON.stringify({ alg, typ, kid })).toString('base64url');
+
+/** Signs tokens with the active key of a key ring (HS256 or EdDSA), with one issuer and audience. */
 export class JwtSigner {
+  readonly #key: KeyObject | undefined;
+  readonly #algorithm: SigningKey['algorithm'];
+  readonly #headers: Readonly<Record<JwtTyp, string>>;
+
   constructor(
-    private readonly key: KeyObject,
+    key: SigningKey,
     private readonly issuer: string,
     private readonly audience: string,
-  ) {}
+  ) {
+    this.#key = key.signingKeyObject;
+    this.#algorithm = key.algorithm;
+    this.#headers = {
+      [ACCESS_TOKEN_TYP]: encodeHeader(key.algorithm, ACCESS_TOKEN_TYP, key.kid),
+      [REFRESH_TOKEN_TYP]: encodeHeader(key.algorithm, REFRESH_TOKEN_TYP, key.kid),
+    };
+  }
 
   /**
    * Signs a token of type `typ`. `claims` must come from {@link toCustomClaims}; the
    * registered claims are written after them so they would win even if a check were missed.
+   * Throws `key_rejected` on a verify-only server, which holds no signing key.
    */
   sign(typ: JwtTyp, subject: string, claims: CustomClaims, lifetimeSeconds: number, familyId?: string): SignedJwt {
+    const key = this.#key;
+    if (key === undefined) throw new PortcullisError('key_rejected', 'this server is verify-only: it holds no signing key and cannot issue tokens');
     const now = Math.floor(Date.now() / 1000);
     const jti = randomUUID();
     const expiresAt = now + lifetimeSeconds;
@@ -125,8 +143,10 @@ export class JwtSigner {
       jti,
     };
     if (familyId !== undefined) payload.fam = familyId;
-    const signingInput = `${ENCODED_HEADERS[typ]}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-    const signature = createHmac('sha256', this.key).update(signingInput).digest('base64url');
+    const signingInput = `${this.#headers[typ]}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+    const signature = this.#algorithm === 'EdDSA'
+      ? cryptoSign(null, Buffer.from(signingInput), key).toString('base64url')
+      : createHmac('sha256', key).update(signingInput).digest('base64url');
     return { token: `${signingInput}.${signature}`, jti, expiresAt };
   }
 }

@@ -16,8 +16,8 @@ afterEach(() => {
 describe('JwtTokenIssuer.issueLoginPair', () => {
   it('issues an access token (at+jwt) and a refresh token (refresh+jwt) that are never accepted as each other', () => {
     const pair = pairs.issueLoginPair('player-42', { name: 'alice' });
-    expect(decodePart(pair.accessToken, 0)).toEqual({ alg: 'HS256', typ: 'at+jwt' });
-    expect(decodePart(pair.refreshToken, 0)).toEqual({ alg: 'HS256', typ: 'refresh+jwt' });
+    expect(decodePart(pair.accessToken, 0)).toEqual({ alg: 'HS256', typ: 'at+jwt', kid: key.kid });
+    expect(decodePart(pair.refreshToken, 0)).toEqual({ alg: 'HS256', typ: 'refresh+jwt', kid: key.kid });
     expect(validator.validate(pair.accessToken).ok).toBe(true);
     expect(validator.validate(pair.refreshToken, 'refresh').ok).toBe(true);
     expect(validator.validate(pair.accessToken, 'refresh')).toEqual({ ok: false, reason: 'wrong_type' });

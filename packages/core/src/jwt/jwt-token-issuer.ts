@@ -43,7 +43,7 @@ export class JwtTokenIssuer {
   readonly #refreshSeconds: number;
 
   constructor(@inject(PORTCULLIS_CONFIG) config: PortcullisConfig, @inject(SIGNING_KEY) key: SigningKey) {
-    this.#signer = new JwtSigner(key.keyObject, config.security.issuer, config.security.audience);
+    this.#signer = new JwtSigner(key, config.security.issuer, config.security.audience);
     this.#accessSeconds = config.security.accessTokenMinutes * 60;
     this.#refreshSeconds = config.security.refreshTokenDays * 24 * 60 * 60;
   }

@@ -18,8 +18,8 @@ describe('JwtTokenValidator: accepts what portcullis issued', () => {
     expect(Object.isFrozen(result.claims)).toBe(true);
   });
 
-  it('accepts a hand-built token with a kid header and an audience array', () => {
-    const token = sign({ ...ACCESS_HEADER, kid: 'k1' }, { ...goodClaims(), aud: ['other', 'portcullis'] });
+  it('accepts a hand-built token with our kid header and an audience array', () => {
+    const token = sign({ ...ACCESS_HEADER, kid: key.kid }, { ...goodClaims(), aud: ['other', 'portcullis'] });
     expect(validator.validate(token).ok).toBe(true);
   });
 
@@ -91,12 +91,15 @@ describe('JwtTokenValidator: signature', () => {
   });
 
   it('refuses a header changed after signing, even to another acceptable header', () => {
-    expect(validator.validate(`${b64url({ ...ACCESS_HEADER, kid: 'x' })}.${payload}.${signature}`)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(validator.validate(`${b64url({ ...ACCESS_HEADER, kid: key.kid, x: 1 })}.${payload}.${signature}`)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(validator.validate(`${b64url(ACCESS_HEADER)}.${payload}.${signature}`)).toEqual({ ok: false, reason: 'bad_signature' });
   });
 
   it('refuses a signature by another key, a truncated one, an empty one and a flipped character', () => {
     const other = setup({ SVC__SECURITY__KEY: Buffer.alloc(32, 9).toString('base64') }).issuer.issue('player-42').token;
-    expect(validator.validate(other)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(validator.validate(other)).toEqual({ ok: false, reason: 'unknown_key' });
+    const otherWithOurKid = `${header}.${other.split('.')[1]}.${other.split('.')[2]}`;
+    expect(validator.validate(otherWithOurKid)).toEqual({ ok: false, reason: 'bad_signature' });
     expect(validator.validate(`${header}.${payload}.${signature.slice(0, -1)}`)).toEqual({ ok: false, reason: 'bad_signature' });
     expect(validator.validate(`${header}.${payload}.`)).toEqual({ ok: false, reason: 'bad_signature' });
     const flipped = signature[5] === 'A' ? 'B' : 'A';

@@ -1,10 +1,10 @@
 /**
- * Verifies portcullis JWTs: HS256 only, with every claim rule of the contract.
- * Verification is done with node:crypto (HMAC-SHA256 and a constant-time compare),
- * not jsonwebtoken, which accepts tokens without `exp`, with `crit` headers and
- * with non-object payloads, and throws on bad JSON.
+ * Verifies portcullis JWTs: the one configured algorithm (HS256 or EdDSA), the key named by
+ * `kid`, and every claim rule. Verification is done with node:crypto (HMAC-SHA256 with a
+ * constant-time compare, or Ed25519), not jsonwebtoken, which accepts tokens without `exp`,
+ * with `crit` headers and with non-object payloads, and throws on bad JSON.
  */
-import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, timingSafeEqual, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { MAX_TOKEN_LENGTH } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { PortcullisConfig, SecurityConfig } from '../contracts/portcullis-config.js';
@@ -14,14 +14,18 @@ import type { SigningKey } from '../contracts/signing-key.js';
 import type { TokenFailureReason } from '../errors/error-codes.js';
 import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';
-import { readHeader, type HeaderVerdict } from './jwt-header.js';
+import { decodeJsonObject, readHeader } from './jwt-header.js';
+import { toJwks, type JsonWebKeySet } from './jwks.js';
+import { decodeSignature } from './signature-segment.js';
 
 
-const HS256_SIGNATURE_LENGTH = 43;
 const HEADER_CACHE_LIMIT = 64;
 const HEADER_CACHE_MAX_SEGMENT = 256;
 
 type Failure = { readonly ok: false; readonly reason: TokenFailureReason };
+
+/** A header's verdict with the key its `kid` names (the active key when it has none). */
+type KeyedHeader = { readonly ok: true; readonly type: JwtTokenType | undefined; readonly key: KeyObject } | Failure;
 
 const FAILURES = new Map<TokenFailureReason, Failure>();
 
@@ -32,32 +36,28 @@ function fail(reason: TokenFailureReason): Failure {
   return failure;
 }
 
-function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Validates access and refresh tokens issued by portcullis. `validate` is
  * synchronous and never throws; it answers the verified claims and the principal,
  * or the first rule the token broke, checked in this order:
  *
  * 1. `malformed`: not a string, over {@link MAX_TOKEN_LENGTH}, not three dot-separated parts,
- *    or a header that is not base64url of a JSON object;
- * 2. `wrong_algorithm`: header `alg` is not exactly `HS256` (so `none`, `HS512`, `RS256`…);
- * 3. `unsupported_header`: a `crit`, `jwk`, `jku`, `x5u`, `x5c` or `zip` header (`kid` is fine);
- * 4. `bad_signature`: the HMAC-SHA256 of the key does not match (compared in constant time);
- * 5. `malformed`: the payload is not a JSON object;
- * 6. time, with `clock-skew-seconds` of leeway: `exp` required and numeric (`missing_claim`,
+ *    or a header that is not the canonical base64url of a JSON object;
+ * 2. `wrong_algorithm`: header `alg` is not exactly the configured `jwt:algorithm` (`HS256` by
+ *    default, or `EdDSA`; so `none`, `HS512`, `RS256`, and HS256 in EdDSA mode or the reverse);
+ * 3. `unsupported_header`: a `crit`, `jwk`, `jku`, `x5u`, `x5c` or `zip` header;
+ * 4. `unknown_key`: a `kid` that names no configured key (a token without `kid` is checked
+ *    against the active key only; a `kid` that is not a string is `malformed`);
+ * 5. `bad_signature`: the signature segment is not the canonical base64url of a signature of
+ *    the algorithm (43 characters for HS256, 86 for EdDSA), or does not verify with the key;
+ * 6. `malformed`: the payload is not the canonical base64url (no padding, no stray
+ *    characters, spare bits zero) of a JSON object in valid UTF-8;
+ * 7. time, with `clock-skew-seconds` of leeway: `exp` required and numeric (`missing_claim`,
  *    `malformed`, `expired`), `nbf` numeric if present (`not_yet_valid`), `iat` required and
  *    numeric, not in the future (`issued_in_future`);
- * 7. `wrong_type`: header `typ` is not `at+jwt` (access) or `refresh+jwt` (refresh);
- * 8. `iss` and `aud` equal to the configured values (`missing_claim`, `wrong_issuer`, `wrong_audience`);
- * 9. `sub` and `jti` non-empty strings, `fam` a string if present (`missing_claim`, `malformed`).
+ * 8. `wrong_type`: header `typ` is not `at+jwt` (access) or `refresh+jwt` (refresh);
+ * 9. `iss` and `aud` equal to the configured values (`missing_claim`, `wrong_issuer`, `wrong_audience`);
+ * 10. `sub` and `jti` non-empty strings, `fam` a string if present (`missing_claim`, `malformed`).
  *
  * Reasons are safe to log; before the signature check they only describe the header.
  *
@@ -70,13 +70,27 @@ function decodeJsonObject(segment: string): Record<string, unknown> | undefined 
  */
 @injectable()
 export class JwtTokenValidator implements TokenValidator {
-  readonly #key: KeyObject;
+  readonly #keys: SigningKey;
   readonly #security: SecurityConfig;
-  readonly #headers = new Map<string, HeaderVerdict>();
+  readonly #headers = new Map<string, KeyedHeader>();
 
   constructor(@inject(PORTCULLIS_CONFIG) config: PortcullisConfig, @inject(SIGNING_KEY) key: SigningKey) {
-    this.#key = key.keyObject;
+    this.#keys = key;
     this.#security = config.security;
+  }
+
+  /**
+   * The public keys this validator trusts, as a JWK Set (RFC 7517): the active key first.
+   * Undefined in HS256 mode, whose keys are secrets and are never published.
+   *
+   * @example
+   * ```ts
+   * const jwks = validator.jwks();
+   * if (jwks) res.json(jwks); // GET /auth/jwks.json
+   * ```
+   */
+  jwks(): JsonWebKeySet | undefined {
+    return this.#keys.algorithm === 'EdDSA' ? toJwks(this.#keys.verificationKeys) : undefined;
   }
 
   /**
@@ -100,12 +114,10 @@ export class JwtTokenValidator implements TokenValidator {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return fail('malformed');
     const firstDot = token.indexOf('.');
     const lastDot = token.lastIndexOf('.');
-    // The HMAC covers the exact text and the signature must be the canonical encoding,
-    // so only the header (cached) needs a charset check: nothing else can pass unsigned.
     if (firstDot < 1 || lastDot <= firstDot + 1 || token.indexOf('.', firstDot + 1) !== lastDot) return fail('malformed');
     const header = this.#header(token.slice(0, firstDot));
     if (!header.ok) return fail(header.reason);
-    if (!this.#signatureMatches(token.slice(0, lastDot), token.slice(lastDot + 1))) return fail('bad_signature');
+    if (!this.#signatureMatches(header.key, token.slice(0, lastDot), token.slice(lastDot + 1))) return fail('bad_signature');
     const payload = decodeJsonObject(token.slice(firstDot + 1, lastDot));
     if (!payload) return fail('malformed');
     const broken = checkClaims(payload, header.type, expected, this.#security);
@@ -114,10 +126,10 @@ export class JwtTokenValidator implements TokenValidator {
     return { ok: true, claims, principal: principalFromClaims(claims, this.#security, 'jwt') };
   }
 
-  #header(segment: string): HeaderVerdict {
+  #header(segment: string): KeyedHeader {
     let verdict = this.#headers.get(segment);
     if (verdict === undefined) {
-      verdict = readHeader(segment);
+      verdict = this.#keyedHeader(segment);
       // Bounded: a stream of distinct forged headers cannot grow memory.
       if (segment.length > HEADER_CACHE_MAX_SEGMENT) return verdict;
       if (this.#headers.size >= HEADER_CACHE_LIMIT) this.#headers.clear();
@@ -126,10 +138,18 @@ export class JwtTokenValidator implements TokenValidator {
     return verdict;
   }
 
-  #signatureMatches(signingInput: string, signature: string): boolean {
-    if (signature.length !== HS256_SIGNATURE_LENGTH) return false;
-    const expected = createHmac('sha256', this.#key).update(signingInput).digest('base64url');
-    // Comparing the canonical encodings also refuses alternative spellings of the same bytes.
-    return timingSafeEqual(Buffer.from(expected, 'latin1'), Buffer.from(signature, 'latin1'));
+  #keyedHeader(segment: string): KeyedHeader {
+    const header = readHeader(segment, this.#keys.algorithm);
+    if (!header.ok) return header;
+    const key = header.kid === undefined ? this.#keys.keyObject : this.#keys.verificationKeys.get(header.kid);
+    return key ? Object.freeze({ ok: true, type: header.type, key }) : fail('unknown_key');
+  }
+
+  #signatureMatches(key: KeyObject, signingInput: string, signature: string): boolean {
+    const algorithm = this.#keys.algorithm;
+    const presented = decodeSignature(signature, algorithm);
+    if (!presented) return false;
+    if (algorithm === 'EdDSA') return cryptoVerify(null, Buffer.from(signingInput), key, presented);
+    return timingSafeEqual(createHmac('sha256', key).update(signingInput).digest(), presented);
   }
 }

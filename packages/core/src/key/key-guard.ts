@@ -2,7 +2,8 @@ import { createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../contracts/logger.js';
 import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { SigningKey } from '../contracts/signing-key.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
+import { resolveEd25519Keys } from './ed25519-keys.js';
+import { keyRing, refuse } from './key-ring.js';
 
 /**
  * The public development key. Anyone can sign tokens with it: production refuses it.
@@ -31,45 +32,56 @@ export function decodeBase64Key(text: string): Buffer | undefined {
   return Buffer.from(text, 'base64');
 }
 
-function refuse(problem: string): never {
-  throw new PortcullisError('key_rejected', `refusing to start: svc:security:key ${problem}`);
+/** Decodes one HMAC key and applies the guard to it; undefined means "use the development key". */
+function guardHmacKey(text: string, setting: string, config: PortcullisConfig, logger: Logger): Buffer | undefined {
+  const { minKeyBytes } = config.security;
+  const bytes = decodeBase64Key(text);
+  if (!bytes) refuse(setting, 'is not base64 text (standard or URL-safe alphabet)');
+  const development = Buffer.from(DEVELOPMENT_KEY, 'base64');
+  if (bytes.length === development.length && timingSafeEqual(bytes, development)) {
+    if (config.production) refuse(setting, 'is the public development key');
+    return undefined;
+  }
+  if (bytes.length < minKeyBytes) {
+    if (config.production) refuse(setting, `decodes to ${bytes.length} bytes; at least min-key-bytes (${minKeyBytes}) are required`);
+    logger.warn(`${setting} decodes to ${bytes.length} bytes, fewer than min-key-bytes (${minKeyBytes}); production will refuse it`);
+  }
+  return bytes;
+}
+
+function resolveHmacKeys(config: PortcullisConfig, logger: Logger): SigningKey {
+  const { key, minKeyBytes, previousKeys } = config.security;
+  const previous = previousKeys.map((text, i) => guardHmacKey(text.reveal(), `svc:security:previous-keys[${i}]`, config, logger) ?? Buffer.from(DEVELOPMENT_KEY, 'base64'));
+  const ring = (bytes: Buffer, isDevelopment: boolean) => {
+    const secret = createSecretKey(bytes);
+    return keyRing('HS256', secret, secret, previous.map((b) => createSecretKey(b)), isDevelopment);
+  };
+  const fallback = (warning: string): SigningKey => {
+    logger.warn(`${warning}; using the public development key, which anyone can sign tokens with. Set SVC__SECURITY__KEY before production.`);
+    return ring(Buffer.from(DEVELOPMENT_KEY, 'base64'), true);
+  };
+  if (key === undefined || key.isEmpty) {
+    if (config.production) refuse('svc:security:key', `is unset (set SVC__SECURITY__KEY to at least ${minKeyBytes} random bytes, base64)`);
+    return fallback('svc:security:key is unset');
+  }
+  const bytes = guardHmacKey(key.reveal(), 'svc:security:key', config, logger);
+  return bytes ? ring(bytes, false) : fallback('svc:security:key is the development key');
 }
 
 /**
- * Applies the key guard and returns the signing key. In production
- * (`NODE_ENV=production`) it throws when the key is unset, equals the development
- * key, is not base64 or decodes to fewer than `min-key-bytes`; elsewhere it logs one
- * warning and falls back to the development key. A key that is not base64 is
- * refused everywhere.
+ * Applies the key guard and returns the key ring. With `jwt:algorithm` HS256 (the default),
+ * in production (`NODE_ENV=production`) it throws when `key` is unset, equals the development
+ * key, is not base64 or decodes to fewer than `min-key-bytes`, and applies the same checks to
+ * each of `previous-keys`; elsewhere it logs one warning and falls back to the development key.
+ * A key that is not base64 is refused everywhere. With EdDSA it reads the Ed25519 keys
+ * ({@link resolveEd25519Keys}).
  *
  * @example
  * ```ts
  * const key = resolveSigningKey(loadConfig(), consoleLoggerFactory.create('portcullis'));
- * jwt.sign(payload, key.keyObject, { algorithm: 'HS256' });
+ * key.kid; // the kid every token signed now carries
  * ```
  */
 export function resolveSigningKey(config: PortcullisConfig, logger: Logger): SigningKey {
-  const { key, minKeyBytes } = config.security;
-  const development = Buffer.from(DEVELOPMENT_KEY, 'base64');
-  const fallback = (warning: string): SigningKey => {
-    logger.warn(`${warning}; using the public development key, which anyone can sign tokens with. Set SVC__SECURITY__KEY before production.`);
-    return { keyObject: createSecretKey(development), isDevelopment: true };
-  };
-
-  if (key === undefined || key.isEmpty) {
-    if (config.production) refuse('is unset (set SVC__SECURITY__KEY to at least ' + minKeyBytes + ' random bytes, base64)');
-    return fallback('svc:security:key is unset');
-  }
-  const bytes = decodeBase64Key(key.reveal());
-  if (!bytes) refuse('is not base64 text (standard or URL-safe alphabet)');
-  const isDevelopment = bytes.length === development.length && timingSafeEqual(bytes, development);
-  if (isDevelopment) {
-    if (config.production) refuse('is the public development key');
-    return fallback('svc:security:key is the development key');
-  }
-  if (bytes.length < minKeyBytes) {
-    if (config.production) refuse(`decodes to ${bytes.length} bytes; at least min-key-bytes (${minKeyBytes}) are required`);
-    logger.warn(`svc:security:key decodes to ${bytes.length} bytes, fewer than min-key-bytes (${minKeyBytes}); production will refuse it`);
-  }
-  return { keyObject: createSecretKey(bytes), isDevelopment: false };
+  return config.security.jwt.algorithm === 'EdDSA' ? resolveEd25519Keys(config, logger) : resolveHmacKeys(config, logger);
 }

@@ -4,6 +4,7 @@
  */
 import type { CloseReason } from '@portcullis/protocol';
 import type { Transport } from '../contracts/auth-context.js';
+import type { AuthTicket } from './auth-waiting-room.js';
 import type { Admitted } from './connection-plan.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import type { GateDispatcher } from './gate-dispatcher.js';
@@ -60,6 +61,15 @@ export interface ConnectionProtocolOptions {
   readonly send: (text: string) => void;
   /** Closes the connection; called at most once. */
   readonly close: (reason: ProtocolCloseReason, detail: string) => void;
+  /**
+   * Without `handshake: 'done'`: the first message must arrive within this time, or the
+   * connection is closed with `unauthorized`. Default: no deadline.
+   */
+  readonly authTimeoutMs?: number;
+  /** An anonymous connection with no complete message for this long is closed with `unauthorized`. 0 or absent: never. */
+  readonly anonymousIdleTimeoutMs?: number;
+  /** The connection's place in the transport's `AuthWaitingRoom`; left once it authenticates, opens anonymously or closes. */
+  readonly authTicket?: AuthTicket;
   /** Unanswered requests at which `onSaturated` fires; default 64. */
   readonly maxPending?: number;
   /** Stop reading from the peer until `onRelieved`. */

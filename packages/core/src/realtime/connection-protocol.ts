@@ -19,6 +19,9 @@ type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
  * `{"type":"auth","ok":false,…}` and closed with `unauthorized`; so is a
  * connection whose credential the registry reports revoked. Requests that arrive
  * while the auth frame is being checked wait and are answered after the auth reply.
+ * A connection whose first message does not arrive within `authTimeoutMs`, and an
+ * anonymous one that sends nothing for `anonymousIdleTimeoutMs`, is closed with
+ * `unauthorized`; its `authTicket` is left as soon as it no longer waits.
  *
  * @example
  * ```ts
@@ -38,10 +41,14 @@ export class ConnectionProtocol {
   private readonly queued: (string | Uint8Array)[] = [];
   private readonly connection: ConnectionContext;
   private heldDuringAuth = false;
+  private authDeadline: ReturnType<typeof setTimeout> | undefined;
+  private idleDeadline: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: ConnectionProtocolOptions) {
     this.options = options;
     this.state = options.handshake === 'done' ? 'open' : 'awaiting-auth';
+    if (options.handshake === 'done') options.authTicket?.leave();
+    else if (options.authTimeoutMs !== undefined) this.authDeadline = unref(setTimeout(() => this.shut('unauthorized', 'no auth frame in time'), options.authTimeoutMs));
     this.replies = new ReplySequencer<string>({
       deliver: (text) => this.sendText(text),
       maxPending: options.maxPending,
@@ -65,6 +72,7 @@ export class ConnectionProtocol {
   receive(message: string | Uint8Array): void {
     switch (this.state) {
       case 'open':
+        this.idleDeadline?.refresh();
         this.replies.push(this.options.dispatcher.dispatchText(message, this.connection).then(encodeReply));
         return;
       case 'awaiting-auth':
@@ -86,18 +94,23 @@ export class ConnectionProtocol {
   dispose(): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    clearTimeout(this.authDeadline);
+    clearTimeout(this.idleDeadline);
+    this.options.authTicket?.leave();
     this.queued.length = 0;
     this.replies.close();
     this.options.registry.remove(this.options.clientId);
   }
 
   private first(message: string | Uint8Array): void {
+    clearTimeout(this.authDeadline);
     const raw = parseJsonFrame(message);
     const frame = readAuthFrame(raw);
     if (frame === undefined) {
       if (this.options.handshake === 'required') return this.shut('bad_request', 'the first frame must be an auth frame');
       const { dispatcher } = this.options;
       this.state = 'open';
+      this.openedAnonymously();
       this.replies.push(dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection).then(encodeReply));
       return;
     }
@@ -123,12 +136,21 @@ export class ConnectionProtocol {
     }
     if (admission !== ANONYMOUS) this.options.registry.attach(this.options.clientId, admission as Admitted);
     this.state = 'open';
+    if (admission === ANONYMOUS) this.openedAnonymously();
+    else this.options.authTicket?.leave();
     this.sendText(JSON.stringify(AUTH_OK));
     for (const message of this.queued.splice(0)) this.receive(message);
     if (this.heldDuringAuth) {
       this.heldDuringAuth = false;
       if (!this.replies.isSaturated) this.options.onRelieved?.();
     }
+  }
+
+  /** No longer waiting; from now on a quiet anonymous connection is closed after the idle timeout. */
+  private openedAnonymously(): void {
+    this.options.authTicket?.leave();
+    const idleMs = this.options.anonymousIdleTimeoutMs;
+    if (idleMs !== undefined && idleMs > 0) this.idleDeadline = unref(setTimeout(() => this.shut('unauthorized', 'idle anonymous connection'), idleMs));
   }
 
   private track(admitted: Admitted | undefined): ConnectionContext {
@@ -184,6 +206,12 @@ const REVOKED: Admission = Object.freeze({ ok: false, code: 'unauthorized', mess
 /** `{"type":"auth","token":null}`: an anonymous connection, for open gates only. */
 const ANONYMOUS = Object.freeze({ ok: true } as const);
 const AUTH_OK = authReply(ANONYMOUS);
+
+/** A deadline does not keep the process alive on its own: the socket does while it is open. */
+function unref(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {
+  timer.unref?.();
+  return timer;
+}
 
 function encodePush(frame: unknown): string {
   return typeof frame === 'object' && frame !== null && 'ok' in frame && 'id' in frame ? encodeReply(frame as GateReply) : JSON.stringify(frame);

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
 import type { RevocationEvent } from '../contracts/sessions.js';
 import { silentLoggerFactory } from '../logging/logger.js';
+import { sessionKey } from '../session/session-token.js';
 import type { Admitted } from './connection-plan.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import { GateDispatcher } from './gate-dispatcher.js';
@@ -145,7 +146,7 @@ describe('ConnectionRegistry: missed events', () => {
     emit({ kind: 'gap' });
     expect(conn.memo.size).toBe(0);
     expect(a.closed).not.toHaveBeenCalled();
-    emit({ kind: 'revoked', sessionTokens: ['x'], jtis: [] });
+    emit({ kind: 'revoked', sessionKeys: [sessionKey('x')], jtis: [] });
     expect(a.closed).toHaveBeenCalledTimes(1);
   });
 });

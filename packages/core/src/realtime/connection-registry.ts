@@ -7,6 +7,7 @@ import type { RevocationEvent, RevocationSubscribe } from '../contracts/sessions
 import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
+import { sessionKey } from '../session/session-token.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { Admitted } from './connection-plan.js';
 
@@ -152,7 +153,7 @@ export class ConnectionRegistry {
     entry.accepted = credential;
     entry.principalId = principal.id;
     index(this.byPrincipal, principal.id, entry);
-    if (credential.kind === 'session') index(this.byCredential, credential.token, entry);
+    if (credential.kind === 'session') index(this.byCredential, sessionKey(credential.token), entry);
     else {
       index(this.byJti, credential.jti, entry);
       if (credential.family !== undefined) index(this.byFamily, credential.family, entry);
@@ -198,7 +199,7 @@ export class ConnectionRegistry {
       return;
     }
     const doomed = new Set<Entry>();
-    for (const token of event.sessionTokens ?? []) for (const entry of this.byCredential.get(token) ?? []) doomed.add(entry);
+    for (const key of event.sessionKeys ?? []) for (const entry of this.byCredential.get(key) ?? []) doomed.add(entry);
     for (const jti of event.jtis ?? []) for (const entry of this.byJti.get(jti) ?? []) doomed.add(entry);
     for (const fam of event.families ?? []) for (const entry of this.byFamily.get(fam) ?? []) doomed.add(entry);
     if (event.principalId !== undefined) for (const entry of this.byPrincipal.get(event.principalId) ?? []) doomed.add(entry);
@@ -225,7 +226,7 @@ export class ConnectionRegistry {
   private unindex(entry: Entry): void {
     const accepted = entry.accepted;
     if (entry.principalId !== undefined) unindex(this.byPrincipal, entry.principalId, entry);
-    if (accepted?.kind === 'session') unindex(this.byCredential, accepted.token, entry);
+    if (accepted?.kind === 'session') unindex(this.byCredential, sessionKey(accepted.token), entry);
     else if (accepted?.kind === 'jwt') {
       unindex(this.byJti, accepted.jti, entry);
       if (accepted.family !== undefined) unindex(this.byFamily, accepted.family, entry);

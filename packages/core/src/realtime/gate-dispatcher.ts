@@ -3,6 +3,7 @@ import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import { LOGGER_FACTORY, PORTCULLIS_CONTAINER } from '../contracts/injection-tokens.js';
 import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { EnforceResult } from '../contracts/refusals.js';
+import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
@@ -86,7 +87,7 @@ export class GateDispatcher {
     for (const portalClass of portalClasses) {
       const { path, gates } = readPortalPlan(portalClass);
       if (this.portals.has(path)) throw new TypeError(`portal ${path} is registered twice (${portalClass.name})`);
-      const instance = this.container.resolve(portalClass) as Record<string | symbol, unknown>;
+      const instance = resolveAtStartup(this.container, portalClass) as Record<string | symbol, unknown>;
       const compiled = new Map<string, CompiledGate>();
       for (const { name, method, plan } of gates) {
         const handler = instance[method];

@@ -15,6 +15,9 @@ describe('resolveConnectionTransportOptions', () => {
       registry,
       maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
       maxPendingRequests: DEFAULT_MAX_PENDING_REQUESTS,
+      authTimeoutMs: 5000,
+      maxAwaitingAuthPerAddress: 64,
+      anonymousIdleTimeoutMs: 60_000,
       loggers: undefined,
     });
   });

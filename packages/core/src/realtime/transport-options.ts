@@ -26,6 +26,24 @@ export interface ConnectionTransportOptions {
   readonly maxBufferedBytes?: number;
   /** Unanswered requests per connection before it stops reading. Default 64. */
   readonly maxPendingRequests?: number;
+  /**
+   * A connection that must or may authenticate with an auth frame (TCP; a WebSocket
+   * opened without `Authorization`) is closed when no first message arrives within
+   * this time. Default 5,000 ms.
+   */
+  readonly authTimeoutMs?: number;
+  /**
+   * Connections from one client address that may wait to authenticate at once; past
+   * it a new one is refused (WebSocket: HTTP 429 before the upgrade) or closed at
+   * once (TCP). Default 64.
+   */
+  readonly maxAwaitingAuthPerAddress?: number;
+  /**
+   * An anonymous connection (`{"type":"auth","token":null}`, or a WebSocket whose first
+   * message was a request) that sends no complete message for this long is closed;
+   * pings and partial frames do not count. 0 turns it off. Default 60,000 ms.
+   */
+  readonly anonymousIdleTimeoutMs?: number;
   readonly loggers?: LoggerFactory;
 }
 
@@ -42,6 +60,9 @@ export interface ResolvedConnectionTransportOptions {
   readonly registry: ConnectionRegistry;
   readonly maxBufferedBytes: number;
   readonly maxPendingRequests: number;
+  readonly authTimeoutMs: number;
+  readonly maxAwaitingAuthPerAddress: number;
+  readonly anonymousIdleTimeoutMs: number;
   readonly loggers: LoggerFactory | undefined;
 }
 
@@ -66,6 +87,36 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_PENDING_REQUESTS = 64;
 
 /**
+ * Default deadline of the first message of a connection that authenticates with an auth frame: 5 s.
+ *
+ * @example
+ * ```ts
+ * createTcpTransport({ dispatcher, registry, authTimeoutMs: DEFAULT_AUTH_TIMEOUT_MS / 5 });
+ * ```
+ */
+export const DEFAULT_AUTH_TIMEOUT_MS = 5_000;
+
+/**
+ * Default number of connections from one address that may wait to authenticate: 64.
+ *
+ * @example
+ * ```ts
+ * attachWebSocketTransport(http, { dispatcher, registry, maxAwaitingAuthPerAddress: DEFAULT_MAX_AWAITING_AUTH_PER_ADDRESS * 4 });
+ * ```
+ */
+export const DEFAULT_MAX_AWAITING_AUTH_PER_ADDRESS = 64;
+
+/**
+ * Default idle timeout of an anonymous connection: 60 s.
+ *
+ * @example
+ * ```ts
+ * createTcpTransport({ dispatcher, registry, anonymousIdleTimeoutMs: DEFAULT_ANONYMOUS_IDLE_TIMEOUT_MS / 2 });
+ * ```
+ */
+export const DEFAULT_ANONYMOUS_IDLE_TIMEOUT_MS = 60_000;
+
+/**
  * Applies the shared defaults and checks the limits.
  *
  * @throws TypeError for a limit that is not a positive integer, or without a dispatcher or a registry.
@@ -84,6 +135,9 @@ export function resolveConnectionTransportOptions(options: ConnectionTransportOp
     registry: options.registry,
     maxBufferedBytes: positiveInteger('maxBufferedBytes', options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES),
     maxPendingRequests: positiveInteger('maxPendingRequests', options.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS),
+    authTimeoutMs: positiveInteger('authTimeoutMs', options.authTimeoutMs ?? DEFAULT_AUTH_TIMEOUT_MS),
+    maxAwaitingAuthPerAddress: positiveInteger('maxAwaitingAuthPerAddress', options.maxAwaitingAuthPerAddress ?? DEFAULT_MAX_AWAITING_AUTH_PER_ADDRESS),
+    anonymousIdleTimeoutMs: nonNegativeInteger('anonymousIdleTimeoutMs', options.anonymousIdleTimeoutMs ?? DEFAULT_ANONYMOUS_IDLE_TIMEOUT_MS),
     loggers: options.loggers,
   };
 }

@@ -116,8 +116,8 @@ export class CredentialChecks {
       return;
     }
     // A JWT-only event (upgrade, JWT logout) revokes no session: session reads in flight may still be cached.
-    if (event.sessionTokens.length > 0 || event.principalId !== undefined) this.generation++;
-    for (const token of event.sessionTokens) this.near.drop(token);
+    if (event.sessionKeys.length > 0 || event.principalId !== undefined) this.generation++;
+    for (const key of event.sessionKeys) this.near.dropAlias(key);
     for (const jti of event.jtis) this.jwtNear.drop(jti);
     for (const fam of event.families ?? []) this.jwtNear.dropFamily(fam);
     if (event.principalId !== undefined) {

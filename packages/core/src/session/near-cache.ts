@@ -34,6 +34,8 @@ export type RenewAhead<V> = (key: string, value: V) => boolean;
 export interface NearCacheTags {
   readonly principal: string;
   readonly family?: string | undefined;
+  /** Another name of this one entry (a session token's store key), for {@link NearCache.dropAlias}. */
+  readonly alias?: string | undefined;
 }
 
 interface NearEntry<V> {
@@ -58,11 +60,12 @@ export class NearCache<V> {
   private readonly entries = new Map<string, NearEntry<V>>();
   private readonly byPrincipal = new Map<string, Set<string>>();
   private readonly byFamily = new Map<string, Set<string>>();
+  private readonly byAlias = new Map<string, string>();
   private nextSweep = 0;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly tagsOf: (value: V) => NearCacheTags,
+    private readonly tagsOf: (value: V, key: string) => NearCacheTags,
     private readonly maxEntries = 100_000,
     private readonly renewAhead?: RenewAhead<V>,
   ) {}
@@ -102,16 +105,23 @@ export class NearCache<V> {
     const until = Math.min(lifetime, expiresAtMs);
     if (until <= now) return;
     this.delete(key);
-    const tags = this.tagsOf(value);
+    const tags = this.tagsOf(value, key);
     // An entry cut short by the value's own expiry is not renewed: a read would not lengthen it.
     const renewFrom = this.renewAhead === undefined || expiresAtMs <= lifetime ? until : until - this.ttlMs * RENEW_WINDOW;
     this.entries.set(key, { value, until, renewFrom, tags });
     index(this.byPrincipal, tags.principal, key);
     if (tags.family !== undefined) index(this.byFamily, tags.family, key);
+    if (tags.alias !== undefined) this.byAlias.set(tags.alias, key);
   }
 
   drop(key: string): void {
     this.delete(key);
+  }
+
+  /** Drops the entry known by this alias. */
+  dropAlias(alias: string): void {
+    const key = this.byAlias.get(alias);
+    if (key !== undefined) this.delete(key);
   }
 
   dropPrincipal(principalId: string): void {
@@ -126,6 +136,7 @@ export class NearCache<V> {
     this.entries.clear();
     this.byPrincipal.clear();
     this.byFamily.clear();
+    this.byAlias.clear();
   }
 
   private delete(key: string): void {
@@ -134,6 +145,7 @@ export class NearCache<V> {
     this.entries.delete(key);
     unindex(this.byPrincipal, entry.tags.principal, key);
     if (entry.tags.family !== undefined) unindex(this.byFamily, entry.tags.family, key);
+    if (entry.tags.alias !== undefined) this.byAlias.delete(entry.tags.alias);
   }
 
   /**

@@ -16,7 +16,7 @@ const GAP: RevocationEvent = Object.freeze({ kind: 'gap' });
  * ```ts
  * const hub = new RevocationHub(stores.cache.revocations, (event) => checks.forget(event), logger);
  * const off = hub.onRevocation((event) => { if (event.kind === 'revoked') audit(event.principalId); });
- * await hub.publish({ kind: 'revoked', sessionTokens: [token], jtis: [] });
+ * await hub.publish({ kind: 'revoked', sessionKeys: [sessionKey(token)], jtis: [] });
  * ```
  */
 export class RevocationHub {
@@ -41,7 +41,7 @@ export class RevocationHub {
    *
    * @example
    * ```ts
-   * const off = hub.onRevocation((event) => event.kind === 'gap' ? resync() : close(event.sessionTokens));
+   * const off = hub.onRevocation((event) => event.kind === 'gap' ? resync() : close(event.sessionKeys));
    * ```
    */
   readonly onRevocation: RevocationSubscribe = (listener) => {

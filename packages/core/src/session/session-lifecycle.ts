@@ -57,7 +57,7 @@ export class SessionLifecycle {
       throw error;
     }
     // Sockets that authenticated with the JWT close, as on logout: their credential is dead.
-    await hub.publish({ sessionTokens: [], jtis: [claims.jti] });
+    await hub.publish({ sessionKeys: [], jtis: [claims.jti] });
     return session;
   }
 
@@ -85,7 +85,7 @@ export class SessionLifecycle {
       if (!isSessionToken(token)) return false;
       const revoked = await pairs.revokeByRefresh(token);
       if (revoked.length === 0) return false;
-      await hub.publish({ sessionTokens: revoked, jtis: [] });
+      await hub.publish({ sessionKeys: revoked, jtis: [] });
       return true;
     }
     const access = validator.validate(token, 'access');
@@ -100,7 +100,7 @@ export class SessionLifecycle {
   async revokePair(accessToken: string): Promise<boolean> {
     if (!isSessionToken(accessToken)) return false;
     const revoked = await this.parts.pairs.revokeByAccess(accessToken);
-    if (revoked.length > 0) await this.parts.hub.publish({ sessionTokens: revoked, jtis: [] });
+    if (revoked.length > 0) await this.parts.hub.publish({ sessionKeys: revoked, jtis: [] });
     return revoked.length > 0;
   }
 
@@ -108,9 +108,9 @@ export class SessionLifecycle {
   async revokeAllFor(principalId: string): Promise<number> {
     const { jwts, pairs, hub } = this.parts;
     await jwts.cutOff(principalId);
-    const sessionTokens = await pairs.revokeIndexed('principal-sessions', principalId);
-    await hub.publish({ sessionTokens, jtis: [], principalId });
-    return sessionTokens.length;
+    const sessionKeys = await pairs.revokeIndexed('principal-sessions', principalId);
+    await hub.publish({ sessionKeys, jtis: [], principalId });
+    return sessionKeys.length;
   }
 
   private async refreshSession(refreshToken: string): Promise<RefreshResult> {
@@ -119,7 +119,7 @@ export class SessionLifecycle {
     const startedSec = epochSecondsNow();
     const rotated = await pairs.rotate(refreshToken);
     if (!rotated) throw new TokenError('revoked', 'token refused: unknown, expired or already used');
-    await hub.publish({ sessionTokens: [rotated.replacedAccessToken], jtis: [] });
+    await hub.publish({ sessionKeys: [rotated.replacedAccessKey], jtis: [] });
     // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
     const lineage = { sub: rotated.session.principal.id, fam: rotated.fam, iat: startedSec };
     if (await jwts.isLineageRevoked(lineage)) {
@@ -138,15 +138,15 @@ export class SessionLifecycle {
   private async revokeFamily(claims: JwtClaims, jtis: string[]): Promise<void> {
     const { jwts, pairs, hub } = this.parts;
     if (claims.fam === undefined) {
-      if (jtis.length > 0) await hub.publish({ sessionTokens: [], jtis });
+      if (jtis.length > 0) await hub.publish({ sessionKeys: [], jtis });
       return;
     }
     await jwts.revokeFamily(claims.fam);
     // The JWTs first, before the family's sessions are looked up: a server that trusts them
     // from its near cache drops them as soon as the marker is written.
-    await hub.publish({ sessionTokens: [], jtis, families: [claims.fam] });
-    const sessionTokens = await pairs.revokeIndexed('family-sessions', claims.fam);
-    if (sessionTokens.length > 0) await hub.publish({ sessionTokens, jtis: [] });
+    await hub.publish({ sessionKeys: [], jtis, families: [claims.fam] });
+    const sessionKeys = await pairs.revokeIndexed('family-sessions', claims.fam);
+    if (sessionKeys.length > 0) await hub.publish({ sessionKeys, jtis: [] });
   }
 }
 

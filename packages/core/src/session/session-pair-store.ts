@@ -8,7 +8,7 @@ import type { Principal } from '../contracts/principal.js';
 import type { UpgradeResult } from '../contracts/sessions.js';
 import type { CacheStore, CacheWrite } from '../store/cache-store.js';
 import { frozenPrincipal, type AccessRecord, type RefreshRecord } from './session-record.js';
-import { newSessionToken, sessionKey, sessionTokenOf } from './session-token.js';
+import { newSessionToken, sessionKey } from './session-token.js';
 
 /** Lifetimes of a session pair in milliseconds. */
 export interface SessionLifetimes {
@@ -19,8 +19,9 @@ export interface SessionLifetimes {
 type Index = 'principal-sessions' | 'family-sessions';
 
 /**
- * Reads and writes session pairs. Tokens passed in must already have passed
- * `isSessionToken`.
+ * Reads and writes session pairs, each token under its digest (`sessionKey`): the records
+ * link the pair's two keys, never a token. Tokens passed in must already have passed
+ * `isSessionToken`. Revocations answer the keys of the access tokens they ended.
  *
  * @example
  * ```ts
@@ -64,29 +65,30 @@ export class SessionPairStore {
   }
 
   /** Consumes a refresh token and replaces its pair; undefined when unknown, expired or already used. */
-  async rotate(refreshToken: string): Promise<{ session: UpgradeResult; replacedAccessToken: string; fam: string | undefined } | undefined> {
+  async rotate(refreshToken: string): Promise<{ session: UpgradeResult; replacedAccessKey: string; fam: string | undefined } | undefined> {
     const refresh = sessionKey(refreshToken);
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return undefined;
     const session = await this.create(frozenPrincipal(record.principal), record.fam, { access: record.access, refresh });
-    return { session, replacedAccessToken: sessionTokenOf(record.access), fam: record.fam };
+    return { session, replacedAccessKey: record.access, fam: record.fam };
   }
 
-  /** Deletes the pair of an access token; answers the revoked access tokens (none when unknown). */
+  /** Deletes the pair of an access token; answers the revoked access keys (none when unknown). */
   async revokeByAccess(accessToken: string): Promise<string[]> {
-    const record = await this.cache.take<AccessRecord>('session', sessionKey(accessToken));
+    const access = sessionKey(accessToken);
+    const record = await this.cache.take<AccessRecord>('session', access);
     if (!record) return [];
     await this.cache.write([{ kind: 'delete', ns: 'session-refresh', key: record.refresh }, ...this.unindex(record.principal.id, record.fam, record.refresh)]);
-    return [accessToken];
+    return [access];
   }
 
-  /** Deletes the pair of a refresh token; answers the revoked access tokens (none when unknown). */
+  /** Deletes the pair of a refresh token; answers the revoked access keys (none when unknown). */
   async revokeByRefresh(refreshToken: string): Promise<string[]> {
     const refresh = sessionKey(refreshToken);
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return [];
     await this.cache.write([{ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refresh)]);
-    return [sessionTokenOf(record.access)];
+    return [record.access];
   }
 
   /** Deletes every pair listed in an index (all of a principal, or all of a login family). */
@@ -99,7 +101,7 @@ export class SessionPairStore {
     records.forEach((record, i) => {
       if (!record) return;
       writes.push({ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refreshKeys[i] as string));
-      revoked.push(sessionTokenOf(record.access));
+      revoked.push(record.access);
     });
     if (writes.length > 0) await this.cache.write(writes);
     return revoked;

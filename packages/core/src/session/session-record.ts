@@ -1,5 +1,5 @@
 /**
- * What the cache holds for a session pair. Keys are the token UUIDs; the access entry lives
+ * What the cache holds for a session pair. Keys are the tokens' SHA-256 digests (`sessionKey`); the access entry lives
  * as long as the access token, the refresh entry as long as the refresh token.
  */
 import type { Principal } from '../contracts/principal.js';

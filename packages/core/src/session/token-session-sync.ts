@@ -79,7 +79,7 @@ export class TokenSessionSync {
    *
    * @example
    * ```ts
-   * const off = sessions.onRevocation((e) => { if (e.kind === 'revoked') e.sessionTokens.forEach(closeSocketsHolding); });
+   * const off = sessions.onRevocation((e) => { if (e.kind === 'revoked') e.sessionKeys.forEach(closeSocketsHoldingKey); });
    * ```
    */
   get onRevocation(): RevocationSubscribe {

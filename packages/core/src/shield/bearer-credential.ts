@@ -27,3 +27,48 @@ export function bearerCredential(header: string | readonly string[] | undefined)
   if (typeof header !== 'string' || header.length > MAX_AUTHORIZATION_LENGTH) return null;
   return BEARER.exec(header)?.[1] ?? null;
 }
+
+/** What {@link bearerCredentialOf} reads of a request: node's parsed and raw headers. */
+interface HeadersOf {
+  readonly headers: { readonly authorization?: string | undefined };
+  readonly rawHeaders: readonly string[];
+}
+
+/**
+ * The bearer credential of a request (`IncomingMessage`, express's `Request`), as
+ * {@link bearerCredential} reads it, with one more refusal: node keeps only the first
+ * of several `Authorization` headers, so they are counted in the raw headers, and a
+ * request with more than one has no usable credential (`null`).
+ *
+ * @example
+ * ```ts
+ * const token = bearerCredentialOf(request); // null for `Authorization` sent twice
+ * if (token === null) return refuseUpgrade(socket, 401);
+ * ```
+ */
+export function bearerCredentialOf(request: HeadersOf): string | null | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  return hasRepeatedAuthorization(request.rawHeaders) ? null : bearerCredential(header);
+}
+
+/**
+ * True when a request carries more than one `Authorization` header.
+ *
+ * @example
+ * ```ts
+ * if (severalAuthorizations(req)) return refuse(401);
+ * ```
+ */
+export function severalAuthorizations(request: HeadersOf): boolean {
+  return request.headers.authorization !== undefined && hasRepeatedAuthorization(request.rawHeaders);
+}
+
+function hasRepeatedAuthorization(raw: readonly string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++seen > 1) return true;
+  }
+  return false;
+}

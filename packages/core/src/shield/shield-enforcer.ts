@@ -6,6 +6,7 @@ import type { ShieldFallback } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
 import { REFUSALS, type EnforceResult } from '../contracts/refusals.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
+import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { JwtAuth } from './jwt-auth.js';
@@ -190,7 +191,7 @@ export class ShieldEnforcer {
   private shieldFor(shieldClass: ShieldClass): ShieldAuth {
     let shield = this.shields.get(shieldClass);
     if (!shield) {
-      shield = this.container.resolve(shieldClass);
+      shield = resolveAtStartup(this.container, shieldClass);
       this.shields.set(shieldClass, shield);
     }
     return shield;

@@ -28,8 +28,8 @@ const UNLOCKED: LockoutStatus = Object.freeze({ locked: false, retryAfterSeconds
 
 /**
  * The one normalisation of an account key (username or email) shared by the account
- * lookup and the lockout counters: trimmed and lower-cased, so `" Alice"` and `"alice"`
- * count against the same account.
+ * lookup and the lockout counters: NFKC-normalised, trimmed and lower-cased, so
+ * `" Alice"`, `"alice"` and full-width `"ａｌｉｃｅ"` count against the same account.
  *
  * @example
  * ```ts
@@ -37,7 +37,7 @@ const UNLOCKED: LockoutStatus = Object.freeze({ locked: false, retryAfterSeconds
  * ```
  */
 export function normalizeAccountKey(accountKey: string): string {
-  return accountKey.trim().toLowerCase();
+  return accountKey.normalize('NFKC').trim().toLowerCase();
 }
 
 /** The counter key: a digest, so the store holds neither raw usernames nor unbounded keys. */

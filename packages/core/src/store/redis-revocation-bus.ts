@@ -26,12 +26,12 @@ function readMessage(text: string): BusMessage | undefined {
   } catch {
     return undefined;
   }
-  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionTokens?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown } };
-  if (typeof o !== 'string' || !e || !isStringArray(e.sessionTokens) || !isStringArray(e.jtis)) return undefined;
+  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionKeys?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown } };
+  if (typeof o !== 'string' || !e || !isStringArray(e.sessionKeys) || !isStringArray(e.jtis)) return undefined;
   if (e.principalId !== undefined && typeof e.principalId !== 'string') return undefined;
   if (e.families !== undefined && !isStringArray(e.families)) return undefined;
   // Read by shape, not by `kind`, so a server of an older release is still understood.
-  const event: { -readonly [K in keyof CredentialsRevoked]: CredentialsRevoked[K] } = { kind: 'revoked', sessionTokens: e.sessionTokens, jtis: e.jtis };
+  const event: { -readonly [K in keyof CredentialsRevoked]: CredentialsRevoked[K] } = { kind: 'revoked', sessionKeys: e.sessionKeys, jtis: e.jtis };
   if (e.families !== undefined && e.families.length > 0) event.families = e.families;
   if (e.principalId !== undefined) event.principalId = e.principalId;
   return { o, e: Object.freeze(event) };

@@ -12,7 +12,7 @@ import { describeError } from '../errors/describe-error.js';
  *
  * @example
  * ```ts
- * const off = cache.revocations.subscribe((e) => e.sessionTokens.forEach(closeSocketsWith));
+ * const off = cache.revocations.subscribe((e) => e.sessionKeys.forEach(closeSocketsWithKey));
  * cache.revocations.onGap(() => nearCache.clear());
  * ```
  */
@@ -33,8 +33,8 @@ export interface RevocationBus {
  * @example
  * ```ts
  * const bus = new LocalRevocationBus(logger);
- * bus.subscribe((e) => console.log(e.sessionTokens.length));
- * await bus.publish({ kind: 'revoked', sessionTokens: [], jtis: ['…'] });
+ * bus.subscribe((e) => console.log(e.sessionKeys.length));
+ * await bus.publish({ kind: 'revoked', sessionKeys: [], jtis: ['…'] });
  * ```
  */
 export class LocalRevocationBus implements RevocationBus {

@@ -5,16 +5,16 @@
 import {
   AllowAnonymous, JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
   TokenSessionSync,
-  type Account, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
+  type Account, type JsonWebKeySet, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
-import { shieldPlan } from '@portcullis/core/transport';
+import { checkEmail, checkUsername, shieldPlan } from '@portcullis/core/transport';
 import type { LoginResponse, UpgradeResponse } from '@portcullis/protocol';
 import type { Request, Response } from 'express';
 import { inject } from 'tsyringe';
 import { clientIp } from '../http/client-address.js';
 import { authContextOf } from '../http/request-auth.js';
 import { Controller } from '../routing/controller.decorator.js';
-import { Post } from '../routing/route.decorators.js';
+import { Get, Post } from '../routing/route.decorators.js';
 import { jsonObjectBody, requiredString } from './request-body.js';
 import type { UpgradeContext } from './upgrade-context.js';
 
@@ -35,7 +35,39 @@ export function upgradeResponse(result: UpgradeResult): UpgradeResponse {
   };
 }
 
+/** Token responses must not be kept by a browser or a proxy cache (RFC 6749 §5.1). */
+function noStore(res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+}
+
 const invalidToken = (message: string) => new PortcullisError('invalid_token', message);
+
+/**
+ * What the `onSignup` hook sees: the signup's email and username, trimmed and
+ * already in a valid form. The password is not handed to hooks.
+ *
+ * @example
+ * ```ts
+ * const attempt: SignupAttempt = { email: 'ada@example.com', username: 'ada' };
+ * ```
+ */
+export interface SignupAttempt {
+  readonly email: string;
+  readonly username: string;
+}
+
+/**
+ * An `onSignup` hook's answer that refuses the signup: 400 `invalid_request` with
+ * `refuse` as the message the client sees.
+ *
+ * @example
+ * ```ts
+ * const verdict: SignupRefusal = { refuse: 'that username is reserved' };
+ * ```
+ */
+export interface SignupRefusal {
+  readonly refuse: string;
+}
 const UPGRADE_PLAN = shieldPlan(JwtAuth);
 
 /**
@@ -43,7 +75,7 @@ const UPGRADE_PLAN = shieldPlan(JwtAuth);
  * mount it: every route of the HTTP API (docs/http-api.md) is inherited. Constructed by
  * tsyringe with six services; the upgrade has the shield enforcer make the
  * same check `@JwtShield` makes on the presented JWT before any hook runs.
- * The routes that take no bearer (signup, logins, refresh) are `@AllowAnonymous`,
+ * The routes that take no bearer (signup, logins, refresh, jwks) are `@AllowAnonymous`,
  * and so is the upgrade, whose handler checks its JWT itself (to answer
  * `invalid_token`): `svc:security:shields:fallback` never closes them.
  *
@@ -79,7 +111,9 @@ export abstract class JwtAuthController {
   @AllowAnonymous
   @Post('/signup')
   async signup(req: Request, res: Response): Promise<LoginResponse> {
+    noStore(res);
     const body = jsonObjectBody(req);
+    await this.screenSignup({ email: checkEmail(body.email), username: checkUsername(body.username) }, req);
     const account = await this.loginService.signup(
       { email: body.email as string, username: body.username as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
       { remoteAddress: clientIp(req) },
@@ -92,7 +126,8 @@ export abstract class JwtAuthController {
   /** `POST /auth/login/emailpwd` `{email, password, captchaToken?}` → 200 login response. */
   @AllowAnonymous
   @Post('/login/emailpwd')
-  async loginWithEmail(req: Request): Promise<LoginResponse> {
+  async loginWithEmail(req: Request, res: Response): Promise<LoginResponse> {
+    noStore(res);
     const body = jsonObjectBody(req);
     const account = await this.loginService.loginWithEmail(
       { email: body.email as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
@@ -104,7 +139,8 @@ export abstract class JwtAuthController {
   /** `POST /auth/login/unamepwd` `{username, password, captchaToken?}` → 200 login response. */
   @AllowAnonymous
   @Post('/login/unamepwd')
-  async loginWithUsername(req: Request): Promise<LoginResponse> {
+  async loginWithUsername(req: Request, res: Response): Promise<LoginResponse> {
+    noStore(res);
     const body = jsonObjectBody(req);
     const account = await this.loginService.loginWithUsername(
       { username: body.username as string, password: body.password as string, captchaToken: body.captchaToken as string | undefined },
@@ -119,7 +155,8 @@ export abstract class JwtAuthController {
    */
   @AllowAnonymous
   @Post('/refresh')
-  async refresh(req: Request): Promise<LoginResponse | UpgradeResponse> {
+  async refresh(req: Request, res: Response): Promise<LoginResponse | UpgradeResponse> {
+    noStore(res);
     const result = await this.sessions.refresh(requiredString(jsonObjectBody(req), 'refreshToken'));
     return result.kind === 'login'
       ? { accessToken: result.pair.accessToken, refreshToken: result.pair.refreshToken }
@@ -132,7 +169,8 @@ export abstract class JwtAuthController {
    */
   @AllowAnonymous
   @Post('/upgrade')
-  async upgrade(req: Request): Promise<UpgradeResponse> {
+  async upgrade(req: Request, res: Response): Promise<UpgradeResponse> {
+    noStore(res);
     const token = requiredString(jsonObjectBody(req), 'token');
     const { clientId, remoteAddress } = authContextOf(req);
     let ctx: UpgradeContext = { token, request: req, remoteAddress, principal: undefined, items: new Map() };
@@ -169,6 +207,33 @@ export abstract class JwtAuthController {
   }
 
   /**
+   * Hook OnSignup: runs on `POST /auth/signup` once the email and username are
+   * valid, before the password check, the captcha and the account store. Answer
+   * `{ refuse: message }` to refuse the signup with 400 `invalid_request` and that
+   * message (nothing is created); answer nothing to let it proceed.
+   *
+   * @example
+   * ```ts
+   * override onSignup(attempt: SignupAttempt) {
+   *   if (RESERVED.has(attempt.username.toLowerCase())) return { refuse: 'that username is reserved' };
+   * }
+   * ```
+   */
+  onSignup(_attempt: SignupAttempt, _request: Request): SignupRefusal | void | Promise<SignupRefusal | void> {}
+
+  /**
+   * `GET /auth/jwks.json` (anonymous) → the JWK Set of the active and previous Ed25519 public
+   * keys in EdDSA mode; 404 `not_found` in HS256 mode, whose keys are secrets.
+   */
+  @AllowAnonymous
+  @Get('/jwks.json')
+  jwks(): JsonWebKeySet {
+    const jwks = this.validator.jwks();
+    if (!jwks) throw new PortcullisError('not_found', 'no public keys: tokens are signed with a shared secret (HS256)');
+    return jwks;
+  }
+
+  /**
    * Hook OnUpgrade: runs before the upgrade, after the JWT verified. May
    * return a replaced context.
    */
@@ -189,6 +254,16 @@ export abstract class JwtAuthController {
    */
   getClaimsForLogin(account: Account, _request: Request): Record<string, unknown> | Promise<Record<string, unknown>> {
     return { name: account.username, acc: account.storageId };
+  }
+
+  /** Runs the onSignup hook; its refusal becomes 400 `invalid_request`, a malformed answer a server error. */
+  private async screenSignup(attempt: SignupAttempt, req: Request): Promise<void> {
+    const verdict: unknown = await this.onSignup(attempt, req);
+    if (verdict === undefined || verdict === null) return;
+    const message = (verdict as Partial<SignupRefusal>).refuse;
+    if (typeof message === 'string' && message.trim().length > 0) throw new PortcullisError('invalid_request', message);
+    this.log.error('onSignup answered something that is not { refuse: message }; refusing the signup');
+    throw new PortcullisError('internal', 'internal error');
   }
 
   /** The JWT's principal when the bearer equals the body token and the `@JwtShield` check accepts it; else the refusal. */

@@ -15,6 +15,7 @@ const BODY_ERRORS: Readonly<Record<string, { status: number; message: string }>>
   'entity.verify.failed': { status: 400, message: 'the request body was refused' },
   'request.aborted': { status: 400, message: 'the request body was not received completely' },
   'request.size.invalid': { status: 400, message: 'the request body does not match its Content-Length' },
+  'encoding.invalid': { status: 400, message: 'the request body is not valid UTF-8' },
   'charset.unsupported': { status: 415, message: 'the request body must be UTF-8 JSON' },
   'encoding.unsupported': { status: 415, message: 'the request body has an unsupported Content-Encoding' },
   'parameters.too.many': { status: 413, message: 'the request has too many parameters' },

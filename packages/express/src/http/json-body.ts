@@ -1,6 +1,7 @@
 /**
  * The JSON body parser every portcullis route uses: strict, bounded, UTF-8.
  */
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 
 /**
@@ -15,8 +16,10 @@ export const DEFAULT_BODY_LIMIT = '16kb';
 
 /**
  * Parses `application/json` bodies: only an object or array at the top level
- * (strict), at most `limit` bytes. Failures reach the error handler as
- * 400 (malformed), 413 (too large) or 415 (not UTF-8), never 500.
+ * (strict), at most `limit` bytes, valid UTF-8 (a body with an invalid byte
+ * sequence is refused, not decoded with replacement characters). Failures reach
+ * the error handler as 400 (malformed or invalid UTF-8), 413 (too large) or 415
+ * (another charset), never 500.
  *
  * @example
  * ```ts
@@ -24,5 +27,9 @@ export const DEFAULT_BODY_LIMIT = '16kb';
  * ```
  */
 export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHandler {
-  return express.json({ limit, strict: true, type: 'application/json' });
+  return express.json({ limit, strict: true, type: 'application/json', verify: refuseInvalidUtf8 });
+}
+
+function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Object.assign(new Error('the request body is not valid UTF-8'), { type: 'encoding.invalid' });
 }

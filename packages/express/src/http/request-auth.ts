@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { AuthContext, Principal } from '@portcullis/core';
-import { bearerCredential } from '@portcullis/core/transport';
+import { bearerCredentialOf } from '@portcullis/core/transport';
 import type { Request } from 'express';
 import { clientIp } from './client-address.js';
 
@@ -82,7 +82,8 @@ class HttpAuthContext implements AuthContext {
 }
 
 /**
- * Builds the `AuthContext` of an HTTP request: the bearer credential, the client
+ * Builds the `AuthContext` of an HTTP request: the bearer credential (none when the
+ * request carries several `Authorization` headers), the client
  * id, the client address (`req.ip`, which honours the app's `trust proxy` and
  * nothing else), the route, and the shields' memo (per connection unless
  * `perConnectionMemo` is false, then per request).
@@ -99,7 +100,7 @@ export function authContextFromRequest(
   perConnectionMemo = true,
 ): AuthContext {
   const memo = perConnectionMemo ? connectionMemo(req) : new Map<unknown, unknown>();
-  return new HttpAuthContext(bearerCredential(req.headers.authorization) ?? undefined, memo, req, clientIdOf);
+  return new HttpAuthContext(bearerCredentialOf(req) ?? undefined, memo, req, clientIdOf);
 }
 
 /** Records the auth state of a request; used by the shield middleware. */

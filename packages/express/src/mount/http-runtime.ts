@@ -102,6 +102,16 @@ export class HttpRuntime {
   readonly #buildContext = (req: Request): AuthContext => authContextFromRequest(req, this.#clientIdOf, this.#perConnectionMemo);
 
   /**
+   * Answers 401 to a request that carries several `Authorization` headers, on a route
+   * without a shield too: which one the application would read is not for a client to
+   * pick. (On a shielded route such a request has no credential and is refused as well.)
+   */
+  refuseSeveralAuthorizations(req: Request, res: Response, next: NextFunction): void {
+    const refusal = { req, res, auth: this.authOf(req).context, code: 'unauthorized' as const, message: 'a request may carry one Authorization header' };
+    respondRefusal(refusal, this.refusals).catch(next);
+  }
+
+  /**
    * Middleware enforcing `plan`: on success the principal is recorded for the
    * caller helpers, on refusal the response is written per the format.
    * Undefined for an open plan, which needs no middleware.

@@ -1,7 +1,7 @@
 /**
  * Mounts decorated controller classes on an express app through tsyringe.
  */
-import { readShieldPlan } from '@portcullis/core/transport';
+import { readShieldPlan, resolveAtStartup, severalAuthorizations } from '@portcullis/core/transport';
 import express, { type Express, type IRouter, type RequestHandler, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { portcullisErrorHandler, sendError } from '../http/error-handler.js';
@@ -57,7 +57,9 @@ function invoke(instance: object, handler: string | symbol): RequestHandler {
  * that answers `{error, message}`. Shields are resolved now, so missing services
  * fail at start-up, and the routes that answer anonymously are logged once.
  *
- * @throws TypeError when a class has no `@Controller` or no routes; the container's error when a dependency is missing.
+ * @throws TypeError when a class has no `@Controller` or no routes; a `PortcullisError`
+ *   (`config_invalid`) naming the setting, the config file read, or the `@inject` to add
+ *   when a controller or shield cannot be built.
  * @example
  * ```ts
  * const app = express();
@@ -79,7 +81,7 @@ export function mountControllers(
     const routes = readControllerRoutes(controller);
     if (routes.length === 0) throw new TypeError(`${controller.name} declares no routes (@Get, @Post, …)`);
     ensureInjectable(controller);
-    const instance = container.resolve(controller as unknown as new (...args: unknown[]) => object);
+    const instance = resolveAtStartup(container, controller) as object;
     for (const route of routes) {
       const handle = invoke(instance, route.handler);
       // GET has no body to parse; skipping the parser keeps reads as cheap as they can be.
@@ -92,6 +94,7 @@ export function mountControllers(
         ? (req, res, next) => guard(req, res, next, withBody)
         : (req, res, next) => {
             runtime.bind(req);
+            if (severalAuthorizations(req)) return runtime.refuseSeveralAuthorizations(req, res, next);
             return withBody(req, res, next);
           };
       (app as IRouter)[route.method](route.fullPath, layer, onError);
