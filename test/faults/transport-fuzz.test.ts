@@ -6,6 +6,8 @@
  * bodies, sealed datagrams cut short or with a byte changed, made-up sids, old
  * sequence numbers). No exception may escape, every authenticated reply is sealed
  * with the session's key, and each transport still answers a real request afterwards.
+ * A flood of a rate-limited gate, interleaved with hostile frames, passes at most the
+ * limit and is answered `rate_limited` beyond it, with the connection kept open.
  */
 import { createSocket } from 'node:dgram';
 import { connect as netConnect } from 'node:net';
@@ -14,14 +16,24 @@ import { encodeFrame, readUdpDatagram } from '@portcullis/protocol';
 import { udpMacMatches } from '@portcullis/core/transport';
 import WebSocket from 'ws';
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
-import { TestGamePortal } from '../conformance/support/test-portal.js';
-import { tcpDriver, udpDriver, wsDriver } from '../conformance/support/transport-drivers.js';
+import type { Reply } from '../conformance/support/inbox.js';
+import { LIMITED_PER_CONNECTION, TestGamePortal } from '../conformance/support/test-portal.js';
+import { tcpDriver, udpDriver, wsDriver, type RealtimeClient, type TransportDriver } from '../conformance/support/transport-drivers.js';
 import { fuzzInputs, seededRandom } from './support/fuzz-inputs.js';
 import { macPeer, seal, sealBytes } from '../../packages/udp/test/support/mac-peer.js';
 
 const SEED = 0x5eed_0107;
 const COUNT = 10_000;
 const inputs = fuzzInputs(SEED, COUNT);
+const garbage = inputs.flatMap((input) => {
+  if (input.text === undefined) return [];
+  try {
+    JSON.parse(input.text);
+    return [];
+  } catch {
+    return [input.text];
+  }
+});
 
 let stack: TestStack;
 const escaped: unknown[] = [];
@@ -56,6 +68,32 @@ async function until(done: () => boolean, maxMs: number): Promise<void> {
   while (!done() && Date.now() < deadline) await sleep(20);
 }
 
+/**
+ * 200 requests to the `limited` gate with hostile inputs between them, on one
+ * connection: exactly the limit pass, every other one is `rate_limited` with a
+ * retry hint, and the connection still answers an open gate.
+ */
+async function floodLimitedGate(driver: TransportDriver): Promise<void> {
+  const client: RealtimeClient = await driver.connect(await stack.session('flooder'));
+  const send = (i: number) => {
+    // Noise that is no request at all, so its replies (id null) cannot be taken for the flood's.
+    client.sendRaw(garbage[i % garbage.length]!);
+    return client.request('/game', 'limited', { n: i }, 5000);
+  };
+  // Datagrams go one after another: a burst of 200 would overrun the socket buffers, not the limit.
+  const replies: Reply[] = [];
+  if (driver.name === 'udp') for (let i = 0; i < 200; i++) replies.push(await send(i));
+  else replies.push(...(await Promise.all(Array.from({ length: 200 }, (_, i) => send(i)))));
+  const passed = replies.filter((r: Reply) => r.ok);
+  expect(passed).toHaveLength(LIMITED_PER_CONNECTION);
+  for (const refused of replies.filter((r: Reply) => !r.ok)) {
+    expect(refused.error).toMatchObject({ code: 'rate_limited', message: expect.any(String), retryAfterMs: expect.any(Number) });
+    expect(refused.error!.retryAfterMs!).toBeGreaterThan(0);
+  }
+  expect(await client.request('/game', 'ping')).toMatchObject({ ok: true, data: 'pong' });
+  await client.close();
+}
+
 describe('fuzz over WebSocket', () => {
   const driver = wsDriver();
   beforeAll(() => driver.start(stack));
@@ -85,6 +123,8 @@ describe('fuzz over WebSocket', () => {
     expect(unparsable).toBe(0);
     socket.close();
   });
+
+  it('answers a flood of a rate-limited gate amid hostile frames: the limit passes, the rest is rate_limited, the socket stays open', () => floodLimitedGate(driver));
 
   it('survives a hostile first message on 300 header-less sockets and invalid UTF-8 text frames', async () => {
     const closes: number[] = [];
@@ -132,6 +172,8 @@ describe('fuzz over TCP', () => {
     await client.close();
   });
 
+  it('answers a flood of a rate-limited gate amid hostile frames: the limit passes, the rest is rate_limited, the connection stays open', () => floodLimitedGate(driver));
+
   it('closes connections that open with raw garbage or a truncated frame, and keeps serving', async () => {
     let closedCount = 0;
     for (let i = 0; i < 400; i += 50) {
@@ -165,6 +207,8 @@ describe('fuzz over UDP', () => {
   const driver = udpDriver();
   beforeAll(() => driver.start(stack));
   afterAll(() => driver.stop());
+
+  it('answers a flood of a rate-limited gate from one sender: the limit passes, the rest is rate_limited', () => floodLimitedGate(driver));
 
   it('handles every hostile datagram through its message handler, then real bursts, and keeps serving', async () => {
     const peer = createSocket('udp4');

@@ -12,7 +12,7 @@ import 'reflect-metadata';
 
 // configuration and keys
 export { loadConfig, type ConfigSources } from './config/load-config.js';
-export type { PortcullisConfig } from './contracts/portcullis-config.js';
+export type { PortcullisConfig, ShieldFallback } from './contracts/portcullis-config.js';
 export { Secret } from './contracts/secret.js';
 export type { SigningKey } from './contracts/signing-key.js';
 export { resolveSigningKey } from './key/key-guard.js';
@@ -66,6 +66,8 @@ export { Shield, type ShieldClass } from './shield/shield.decorator.js';
 export { JwtShield } from './shield/jwt-shield.decorator.js';
 export { SessionShield } from './shield/session-shield.decorator.js';
 export { Authorize, type AuthorizeOptions } from './shield/authorize.decorator.js';
+export { AllowAnonymous } from './shield/allow-anonymous.decorator.js';
+export { RateLimit, type RateLimitKey, type RateLimitOptions, type RateLimitRule } from './shield/rate-limit.decorator.js';
 export { ShieldEnforcer } from './shield/shield-enforcer.js';
 export { JwtAuth } from './shield/jwt-auth.js';
 export { SessionAuth } from './shield/session-auth.js';

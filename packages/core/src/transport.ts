@@ -9,7 +9,7 @@
 
 // credentials and shield plans
 export { bearerCredential, bearerCredentialOf, severalAuthorizations } from './shield/bearer-credential.js';
-export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
+export { readShieldPlan, shieldPlan, type PlannedRateLimit, type ShieldPlan } from './shield/shield-plan-reader.js';
 export type { EnforceResult } from './contracts/refusals.js';
 
 // authenticated UDP datagrams

@@ -32,7 +32,7 @@ export interface GateRequest {
 export interface WireError {
   readonly code: WireErrorCode;
   readonly message: string;
-  /** On `overloaded` (and other refusals that pass): wait at least this long before trying again. */
+  /** With `rate_limited` or `overloaded`: milliseconds (whole) to wait before sending that request again. */
   readonly retryAfterMs?: number;
 }
 
@@ -97,16 +97,21 @@ export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
 }
 
 /**
- * Builds a failed reply; `message` defaults to the code's fixed text.
+ * Builds a failed reply; `message` defaults to the code's fixed text. A
+ * `retryAfterMs` (for `rate_limited`, `overloaded`) is added to the error as a whole number of
+ * milliseconds.
  *
  * @example
  * ```ts
  * errorReply(null, 'bad_request');
  * errorReply(7, 'overloaded', undefined, 500); // {"id":7,"ok":false,"error":{"code":"overloaded",…,"retryAfterMs":500}}
+ * errorReply(7, 'rate_limited', undefined, 250); // error: { code: 'rate_limited', message, retryAfterMs: 250 }
  * ```
  */
 export function errorReply(id: number | null, code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code], retryAfterMs?: number): GateReply {
-  return { id, ok: false, error: retryAfterMs === undefined ? { code, message } : { code, message, retryAfterMs } };
+  return retryAfterMs === undefined
+    ? { id, ok: false, error: { code, message } }
+    : { id, ok: false, error: { code, message, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) } };
 }
 
 /**

@@ -66,6 +66,8 @@ export interface ConnectOptions {
   readonly handshakeTimeoutMs?: number;
   /** Reconnect spacing, or `false` to close on the first drop. */
   readonly reconnect?: Partial<BackoffOptions> | false;
+  /** `wait` (default): back off a gate that answered `rate_limited` and send again; `reject`: reject at once. */
+  readonly rateLimited?: 'wait' | 'reject';
 }
 
 function defaultBaseUrl(): string {
@@ -200,6 +202,7 @@ export class PortcullisClient implements CredentialSource {
       ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
       ...(options.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: options.handshakeTimeoutMs }),
       ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+      ...(options.rateLimited === undefined ? {} : { rateLimited: options.rateLimited }),
     });
     this.#connections.add(connection);
     connection.on('close', () => {

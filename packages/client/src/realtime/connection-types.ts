@@ -85,6 +85,15 @@ export interface RealtimeConnectionOptions {
   readonly handshakeTimeoutMs?: number;
   /** Reconnect spacing, or `false` to close instead of reconnecting. */
   readonly reconnect?: Partial<BackoffOptions> | false;
+  /**
+   * What a `rate_limited` (or `overloaded`) reply does; either means the gate did not
+   * run. `wait` (default): the connection backs off
+   * that gate for the reply's `retryAfterMs` (later requests to it wait too) and
+   * sends the refused request again, unless its timeout would pass first, in which
+   * case it rejects with that code at once. `reject`: the request rejects with
+   * the code (its `retryAfterMs` says when to try again).
+   */
+  readonly rateLimited?: 'wait' | 'reject';
 }
 
 /**

@@ -14,6 +14,9 @@ const FATAL: ReadonlySet<string> = new Set(['not_authenticated', 'invalid_creden
  * with timeouts, server-push events, and reconnects with capped, jittered
  * backoff, renewing the credential first when it expired or was refused.
  * Requests made while (re)connecting wait for the link, within their timeout.
+ * A `rate_limited` or `overloaded` reply (the gate did not run) backs that gate off
+ * for the server's `retryAfterMs` and sends the request again (see
+ * `RealtimeConnectionOptions.rateLimited`).
  *
  * @example
  * ```ts
@@ -36,6 +39,9 @@ export class RealtimeConnection {
   #wake: (() => void) | undefined;
   /** In-band frames awaiting their answer, in the order sent (the server answers in order). */
   readonly #control: Array<{ readonly type: 'refresh' | 'auth'; resolve(frame: Readonly<Record<string, unknown>>): void; reject(error: PortcullisClientError): void }> = [];
+  /** Gates backed off after `rate_limited`: `portal\ngate` → epoch ms when they may be sent to again. */
+  readonly #heldUntil = new Map<string, number>();
+  readonly #holdTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(options: RealtimeConnectionOptions) {
     this.#options = options;
@@ -84,7 +90,7 @@ export class RealtimeConnection {
     const frame = { id: this.#nextId++, portal, gate, data: data ?? null };
     const { entry, reply } = this.#pending.add(frame, options.timeoutMs ?? this.#options.requestTimeoutMs ?? 10_000, options.signal);
     if (this.#credentialStale()) this.#relink(undefined);
-    else this.#send(entry);
+    else if (!this.#hold(entry)) this.#send(entry);
     return reply as Promise<T>;
   }
 
@@ -210,7 +216,7 @@ export class RealtimeConnection {
   #opened(reconnected: boolean): void {
     this.#state = 'open';
     this.#events.emit('open', { reconnected });
-    for (const entry of this.#pending.all()) if (!entry.sent) this.#send(entry);
+    for (const entry of this.#pending.all()) if (!entry.sent && !this.#heldFor(entry)) this.#send(entry);
   }
 
   #send(entry: PendingRequest): void {
@@ -237,6 +243,7 @@ export class RealtimeConnection {
     if (entry === undefined) return;
     if (frame['ok']) return entry.resolve(frame['data']);
     const error = errorFromReply(frame);
+    if ((error.code === 'rate_limited' || error.code === 'overloaded') && this.#backOff(entry, error.retryAfterMs ?? 1000)) return;
     if (this.#retriesRefusal(entry, error)) {
       entry.retried = true;
       entry.sent = false;
@@ -244,6 +251,44 @@ export class RealtimeConnection {
       return;
     }
     entry.reject(error);
+  }
+
+  /**
+   * Backs the entry's gate off for `waitMs` and sends the entry again then, if its
+   * timeout leaves time for it; false when the caller should get `rate_limited` now.
+   */
+  #backOff(entry: PendingRequest, waitMs: number): boolean {
+    if (this.#options.rateLimited === 'reject') return false;
+    const until = Date.now() + waitMs;
+    if (until >= entry.deadline) return false;
+    const gate = gateKey(entry);
+    this.#heldUntil.set(gate, Math.max(this.#heldUntil.get(gate) ?? 0, until));
+    entry.sent = false;
+    this.#hold(entry);
+    return true;
+  }
+
+  /** Milliseconds the entry's gate is still backed off; 0 when it may be sent now. */
+  #heldFor(entry: PendingRequest): number {
+    const gate = gateKey(entry);
+    const until = this.#heldUntil.get(gate);
+    if (until === undefined) return 0;
+    const wait = until - Date.now();
+    if (wait <= 0) this.#heldUntil.delete(gate);
+    return Math.max(0, wait);
+  }
+
+  /** While the entry's gate is backed off, sends the entry once the back-off ends; false when it may be sent now. */
+  #hold(entry: PendingRequest): boolean {
+    const wait = this.#heldFor(entry);
+    if (wait === 0) return false;
+    const timer = setTimeout(() => {
+      this.#holdTimers.delete(timer);
+      if (entry.sent || this.#pending.get(entry.frame.id) !== entry) return;
+      if (!this.#hold(entry)) this.#send(entry);
+    }, wait);
+    this.#holdTimers.add(timer);
+    return true;
   }
 
   /** UDP has no connection that a revocation or restart could close, so a refused session is renewed once per request. */
@@ -316,12 +361,18 @@ export class RealtimeConnection {
     this.#state = 'closed';
     this.#generation++;
     this.#wake?.();
+    for (const timer of this.#holdTimers) clearTimeout(timer);
+    this.#holdTimers.clear();
     this.#link?.close();
     this.#link = undefined;
     this.#dropControl(error);
     this.#pending.rejectAll(error ?? new PortcullisClientError('connection_closed', 'the connection was closed'));
     this.#events.emit('close', error ? { error } : {});
   }
+}
+
+function gateKey(entry: PendingRequest): string {
+  return `${entry.frame.portal}\n${entry.frame.gate}`;
 }
 
 function asClientError(error: unknown): PortcullisClientError {

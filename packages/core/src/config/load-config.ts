@@ -1,4 +1,4 @@
-import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from '../contracts/portcullis-config.js';
+import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig, type ShieldFallback } from '../contracts/portcullis-config.js';
 import { Secret } from '../contracts/secret.js';
 import { ConfigError } from '../errors/portcullis-error.js';
 import { overlayEnvironment, readConfigFile, type RawTree } from './config-source.js';
@@ -154,6 +154,13 @@ function readSession(s: Section): SecurityConfig['session'] {
   return session;
 }
 
+function readShields(s: Section): SecurityConfig['shields'] {
+  const section = s.child('shields');
+  const shields = { fallback: section.read('fallback', oneOf<ShieldFallback>('none', 'jwt', 'session', 'any'), 'none') };
+  section.done();
+  return shields;
+}
+
 const algorithm: Reader<'HS256' | 'EdDSA'> = (value, key) => (oneOf('hs256', 'eddsa')(value, key) === 'eddsa' ? 'EdDSA' : 'HS256');
 
 /** A JSON/YAML list, or comma-separated text (the environment's spelling); empty entries are dropped. */
@@ -213,6 +220,7 @@ function readSecurity(s: Section): SecurityConfig {
     lockout: readLockout(s),
     captcha: readCaptcha(s),
     session: readSession(s),
+    shields: readShields(s),
   };
   s.done();
   return security;

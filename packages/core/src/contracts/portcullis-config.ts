@@ -11,6 +11,18 @@ import type { Secret } from './secret.js';
 export type CaptchaProvider = 'recaptcha' | 'hcaptcha' | 'turnstile';
 
 /**
+ * What guards a gate or route that declares no shield (`svc:security:shields:fallback`):
+ * `none` answers anyone, `jwt` needs a JWT access token, `session` a session token,
+ * `any` either. `@AllowAnonymous` opts a gate or route out.
+ *
+ * @example
+ * ```ts
+ * const fallback: ShieldFallback = config.security.shields.fallback; // 'none' unless configured
+ * ```
+ */
+export type ShieldFallback = 'none' | 'jwt' | 'session' | 'any';
+
+/**
  * The validated `svc:security` section. Frozen; read once at start-up.
  *
  * @example
@@ -74,6 +86,9 @@ export interface SecurityConfig {
     readonly expectedAction: string;
     /** When set, the provider's `score` must be a number at least this (0.0–1.0). */
     readonly minScore: number | undefined;
+  };
+  readonly shields: {
+    readonly fallback: ShieldFallback;
   };
   readonly session: {
     readonly accessMinutes: number;

@@ -32,6 +32,8 @@ export type PortalClass = new (...args: any[]) => object;
 
 interface CompiledGate {
   readonly plan: ShieldPlan;
+  /** The enforcer answers every request open at once: no shield, fallback or rate limit. */
+  readonly open: boolean;
   readonly handler: GateHandler;
 }
 
@@ -78,7 +80,8 @@ export class GateDispatcher {
 
   /**
    * Registers portal classes: reads their plans, resolves an instance of each
-   * through the container and every shield they use, so mistakes fail here.
+   * through the container and every shield they use, so mistakes fail here. The
+   * gates that answer anonymously are logged once, in one line.
    *
    * @throws TypeError for a class without `@Portal` or gates, or a portal path registered twice;
    *   the container's error when a portal or shield cannot be resolved.
@@ -92,11 +95,12 @@ export class GateDispatcher {
       for (const { name, method, plan } of gates) {
         const handler = instance[method];
         if (typeof handler !== 'function') throw new TypeError(`${portalClass.name}.${String(method)} is not a method`);
-        this.enforcer.prepare(plan);
-        compiled.set(name, { plan, handler: handler.bind(instance) as GateHandler });
+        this.enforcer.prepare(plan, `gate ${path} ${name}`);
+        compiled.set(name, { plan, open: this.enforcer.isOpen(plan), handler: handler.bind(instance) as GateHandler });
       }
       this.portals.set(path, compiled);
     }
+    this.enforcer.announceAnonymous();
     return this;
   }
 
@@ -140,9 +144,9 @@ export class GateDispatcher {
       memo: conn.memo,
       principal: undefined,
     };
-    const decided = route.plan.shield === undefined ? OPEN : this.enforcer.decide(route.plan, ctx);
+    const decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
     const verdict = decided instanceof Promise ? await decided : decided;
-    if (!verdict.ok) return errorReply(id, verdict.code, verdict.message);
+    if (!verdict.ok) return errorReply(id, verdict.code, verdict.message, verdict.retryAfterMs);
     ctx.principal = verdict.principal;
     try {
       const result = route.handler(frame.data, conn.clientId, ctx);

@@ -45,6 +45,8 @@ export type CacheNamespace =
   | 'lockout-failures'
   /** client address (IPv6: its /64) → failed logins and refused signups in the current window */
   | 'lockout-address'
+  /** digest of a `@RateLimit` scope, caller and window → requests claimed in that window */
+  | 'rate-limit'
   /** '' → epoch seconds when the store's data began; JWTs issued before it are refused (see store-epoch.ts) */
   | 'store-epoch';
 

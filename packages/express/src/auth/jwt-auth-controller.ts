@@ -3,7 +3,7 @@
  * logout at `/auth`, with the customisation hooks an application overrides.
  */
 import {
-  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
+  AllowAnonymous, JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
   TokenSessionSync, upgradeResponse,
   type Account, type JsonWebKeySet, type LoginCaller, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
@@ -60,6 +60,9 @@ const UPGRADE_PLAN = shieldPlan(JwtAuth);
  * mount it: every route of the HTTP API (docs/http-api.md) is inherited. Constructed by
  * tsyringe with six services; the upgrade has the shield enforcer make the
  * same check `@JwtShield` makes on the presented JWT before any hook runs.
+ * The routes that take no bearer (signup, logins, refresh, jwks) are `@AllowAnonymous`,
+ * and so is the upgrade, whose handler checks its JWT itself (to answer
+ * `invalid_token`): `svc:security:shields:fallback` never closes them.
  *
  * @example
  * ```ts
@@ -90,6 +93,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/signup` `{email, username, password, captchaToken?}` → 201 login response. */
+  @AllowAnonymous
   @Post('/signup')
   async signup(req: Request, res: Response): Promise<LoginResponse> {
     noStore(res);
@@ -105,6 +109,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/login/emailpwd` `{email, password, captchaToken?}` → 200 login response. */
+  @AllowAnonymous
   @Post('/login/emailpwd')
   async loginWithEmail(req: Request, res: Response): Promise<LoginResponse> {
     noStore(res);
@@ -117,6 +122,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/login/unamepwd` `{username, password, captchaToken?}` → 200 login response. */
+  @AllowAnonymous
   @Post('/login/unamepwd')
   async loginWithUsername(req: Request, res: Response): Promise<LoginResponse> {
     noStore(res);
@@ -132,6 +138,7 @@ export abstract class JwtAuthController {
    * `POST /auth/refresh` `{refreshToken}`: a JWT refresh token gives a new login
    * response, a session refresh token a new upgrade response; either is used up.
    */
+  @AllowAnonymous
   @Post('/refresh')
   async refresh(req: Request, res: Response): Promise<LoginResponse | UpgradeResponse> {
     noStore(res);
@@ -145,6 +152,7 @@ export abstract class JwtAuthController {
    * `POST /auth/upgrade` with `Authorization: Bearer <JWT>` and `{token}` equal to
    * it → 200 upgrade response; the JWT is invalid from then on.
    */
+  @AllowAnonymous
   @Post('/upgrade')
   async upgrade(req: Request, res: Response): Promise<UpgradeResponse> {
     noStore(res);
@@ -233,6 +241,7 @@ export abstract class JwtAuthController {
    * `GET /auth/jwks.json` (anonymous) → the JWK Set of the active and previous Ed25519 public
    * keys in EdDSA mode; 404 `not_found` in HS256 mode, whose keys are secrets.
    */
+  @AllowAnonymous
   @Get('/jwks.json')
   jwks(): JsonWebKeySet {
     const jwks = this.validator.jwks();
