@@ -10,7 +10,7 @@ import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens
 import type { LoggerFactory } from '../contracts/logger.js';
 import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
-import type { RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
+import type { FleetPush, PushListener, RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
@@ -41,6 +41,8 @@ export class TokenSessionSync {
   private readonly lifecycle: SessionLifecycle;
   private readonly checks: CredentialChecks;
   private readonly hub: RevocationHub;
+  /** How the connection registry's pushes reach the other servers (on the revocation channel). */
+  readonly fleetPush: FleetPush;
 
   constructor(
     @inject(PORTCULLIS_CONFIG) config: PortcullisConfig,
@@ -70,6 +72,10 @@ export class TokenSessionSync {
     const logger = loggers.create('portcullis:sessions');
     this.checks = new CredentialChecks(pairs, jwts, nearCache, () => bus.live);
     this.hub = new RevocationHub(bus, (event) => this.checks.forget(event), logger);
+    this.fleetPush = Object.freeze({
+      publish: (principalId: string, frameJson: string) => bus.publishPush(principalId, frameJson),
+      subscribe: (listener: PushListener) => bus.onPush(listener),
+    });
     this.lifecycle = new SessionLifecycle({ security, validator, issuer, pairs, jwts, hub: this.hub, logger });
   }
 
