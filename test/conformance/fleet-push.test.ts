@@ -2,6 +2,7 @@
  * Push to a principal across a fleet: two servers on one Redis, the principal's
  * WebSocket and TCP connections on server B, the push made on server A.
  */
+import { createClient } from '@keyv/redis';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 import { TestGamePortal } from './support/test-portal.js';
@@ -76,5 +77,24 @@ describe.skipIf(!redisUrl)('push to a principal on every server of a Redis fleet
     expect((await revokedWs.closed).code).toBe(4401);
     await revokedTcp.closed;
     expect([...revokedWs.inbox.all, ...revokedTcp.inbox.all].some(isPush)).toBe(false);
+  });
+
+  it('reads the documented push message from the channel and ignores malformed ones, staying up', async () => {
+    const aliceWs = await connect(ws, await serverB.session('alice'));
+    const raw = createClient({ url: redisUrl! });
+    raw.on('error', () => {});
+    await raw.connect();
+    try {
+      const channel = `${serverA.keyPrefix}:revocations`;
+      for (const junk of ['not json', '{"o":"x","p":7,"f":{"type":"event"}}', '{"o":"x","p":"alice"}', 'null', '{"p":"alice","f":1}']) {
+        await raw.publish(channel, junk);
+      }
+      await raw.publish(channel, JSON.stringify({ o: 'elsewhere', p: 'alice', f: { type: 'event', data: 'raw' } }));
+    } finally {
+      await raw.close();
+    }
+    expect(await aliceWs.inbox.take(isPush)).toEqual({ type: 'event', data: 'raw' });
+    expect(aliceWs.inbox.all.filter(isPush)).toHaveLength(1);
+    expect(await aliceWs.request('/game', 'move', { x: 2, y: 2 })).toMatchObject({ ok: true });
   });
 });
