@@ -238,6 +238,24 @@ describe('POST /auth/signup', () => {
     await send(base, '/auth/signup', { raw: '{}', contentType: latin1 }, { status: 415 });
   });
 
+  it('429 locked_out with Retry-After once the address made lockout:ip-max-failures refused signups', async () => {
+    const strict = await createGameServer({
+      config: loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: randomBytes(32).toString('base64'), password: { 'work-factor': 4 }, lockout: { 'ip-max-failures': 1 } } } } }),
+      port: 0,
+      loggers: silentLoggerFactory,
+    });
+    try {
+      const strictBase = (await strict.listen()).http;
+      const taken = await newPlayer(strictBase);
+      const probe = { email: 'probe@example.com', username: taken.username, password: taken.password };
+      await send(strictBase, '/auth/signup', { body: probe, validRequest: true }, { status: 409 });
+      const limited = await send(strictBase, '/auth/signup', { body: probe, validRequest: true }, { status: 429 });
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('400 captcha_failed when captcha is on and not solved; 201 when solved', async () => {
     const credentials = { email: 'captcha@example.com', username: 'captcha', password: 'correct horse battery' };
     const refused = await send(captchaBase, '/auth/signup', { body: { ...credentials, captchaToken: 'wrong' }, validRequest: true }, { status: 400 });

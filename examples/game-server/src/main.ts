@@ -1,7 +1,8 @@
 /**
  * `npm start`: the example game server. Reads PORT [3000], TCP_PORT [3001],
- * UDP_PORT [3002], HOST [127.0.0.1] and ADMIN_USERS (comma-separated usernames
- * that get the role admin), plus the portcullis settings: this example's own
+ * UDP_PORT [3002], HOST [127.0.0.1], ADMIN_USERS (comma-separated usernames of
+ * the admin accounts) and ADMIN_PASSWORD_HASH (the bcrypt hash of their password;
+ * without it nobody is admin), plus the portcullis settings: this example's own
  * svc.config.json unless SVC_CONFIG names another file, and SVC__… variables,
  * which win. Prints where it listens.
  */
@@ -20,6 +21,7 @@ try {
     port: portFromEnv('PORT', process.env.PORT, 3000),
     host: addresses.host,
     adminUsers: parseAdminUsers(process.env.ADMIN_USERS),
+    adminPasswordHash: process.env.ADMIN_PASSWORD_HASH,
     loggers: consoleLoggerFactory,
   });
   const { http } = await server.listen();

@@ -47,7 +47,7 @@ export type { FleetPush, PushListener, RefreshResult, RevocationEvent, UpgradeRe
 export { TokenSessionSync } from './session/token-session-sync.js';
 export { sessionKey } from './session/session-token.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
-export { LockoutStore } from './store/lockout-store.js';
+export { LockoutStore, type AttemptClaim, type LockoutStatus } from './store/lockout-store.js';
 
 // accounts and captcha
 export { ACCOUNT_STORE, type Account, type AccountStore, type NewAccount } from './account/account-store.js';

@@ -114,6 +114,7 @@ function readLockout(s: Section): SecurityConfig['lockout'] {
   const lockout = {
     store: section.read('store', oneOf('memory', 'backplane'), 'memory'),
     maxFailures: section.read('max-failures', integer(1, 1_000_000), 5),
+    ipMaxFailures: section.read('ip-max-failures', integer(0, 1_000_000), 50),
     windowMinutes: section.read('window-minutes', integer(1, 525_600), 15),
     lockMinutes: section.read('lock-minutes', integer(1, 525_600), 15),
   };
@@ -145,6 +146,7 @@ function readSession(s: Section): SecurityConfig['session'] {
   const session = {
     accessMinutes: section.read('access-minutes', integer(1, 525_600), 60),
     refreshDays: section.read('refresh-days', integer(1, 3650), 7),
+    maxPerPrincipal: section.read('max-per-principal', integer(1, 100_000), 32),
     nearCacheSeconds: section.read('near-cache-seconds', integer(0, 3600), 5),
     jwtNearCacheSeconds: section.read('jwt-near-cache-seconds', integer(0, 60), 0),
   };

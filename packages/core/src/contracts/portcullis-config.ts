@@ -55,6 +55,8 @@ export interface SecurityConfig {
   readonly lockout: {
     readonly store: 'memory' | 'backplane';
     readonly maxFailures: number;
+    /** Failed logins and refused signups one client address may make per window; 0 turns the limit off. */
+    readonly ipMaxFailures: number;
     readonly windowMinutes: number;
     readonly lockMinutes: number;
   };
@@ -74,6 +76,8 @@ export interface SecurityConfig {
   readonly session: {
     readonly accessMinutes: number;
     readonly refreshDays: number;
+    /** Live session pairs one principal may hold; a new pair beyond it revokes the oldest. */
+    readonly maxPerPrincipal: number;
     /** Bounded staleness of the per-process session cache; 0 disables it. */
     readonly nearCacheSeconds: number;
     /** With Redis: how long a "not invalidated" JWT verdict is trusted per process; 0 (default) asks Redis on every check. */

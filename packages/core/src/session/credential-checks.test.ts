@@ -29,7 +29,7 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     cache = new MemoryCacheStore(silentLoggerFactory.create('test'));
     pairs = new SessionPairStore(cache, { accessMs: 3_600_000, refreshMs: 86_400_000 });
-    const jwts = new JwtInvalidation(cache, 30_000, 86_400_000);
+    const jwts = new JwtInvalidation(cache, 30_000, { familyMs: 86_400_000, principalMs: 86_400_000 });
     tokens = [];
     for (let i = 0; i < SESSIONS; i++) tokens.push((await pairs.create(principal(`p${i}`), undefined)).accessToken);
     const findAccess = pairs.findAccess.bind(pairs);

@@ -8,6 +8,7 @@ import { RESERVED_CLAIMS } from '../jwt/jwt-signer.js';
 import type { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import type { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import type { Logger } from '../contracts/logger.js';
+import { describeError } from '../errors/describe-error.js';
 import { epochSecondsNow } from '../store/store-epoch.js';
 import type { JwtInvalidation } from './jwt-invalidation.js';
 import type { RevocationHub } from './revocation-hub.js';
@@ -58,6 +59,7 @@ export class SessionLifecycle {
     }
     // Sockets that authenticated with the JWT close, as on logout: their credential is dead.
     await hub.publish({ sessionKeys: [], jtis: [claims.jti] });
+    await this.trimSessions(session.principal.id);
     return session;
   }
 
@@ -126,7 +128,21 @@ export class SessionLifecycle {
       await this.revokePair(rotated.session.accessToken);
       throw new TokenError('revoked');
     }
+    await this.trimSessions(rotated.session.principal.id);
     return { kind: 'session', session: rotated.session };
+  }
+
+  /**
+   * Keeps the principal within `session:max-per-principal`: the oldest pairs beyond it are
+   * revoked. The new pair stands even if this fails; the next upgrade or refresh trims again.
+   */
+  private async trimSessions(principalId: string): Promise<void> {
+    try {
+      const revoked = await this.parts.pairs.trimToLimit(principalId);
+      if (revoked.length > 0) await this.parts.hub.publish({ sessionKeys: revoked, jtis: [] });
+    } catch (error) {
+      this.parts.logger.warn('could not trim the sessions of a principal to session:max-per-principal', describeError(error));
+    }
   }
 
   private verify(token: string, expected: JwtTokenType): JwtClaims {

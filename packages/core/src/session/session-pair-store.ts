@@ -30,9 +30,14 @@ type Index = 'principal-sessions' | 'family-sessions';
  * ```
  */
 export class SessionPairStore {
+  /**
+   * @param maxPerPrincipal `session:max-per-principal`: live pairs one principal may hold
+   *   (enforced by {@link trimToLimit}).
+   */
   constructor(
     private readonly cache: CacheStore,
     private readonly lifetimes: SessionLifetimes,
+    private readonly maxPerPrincipal = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Stores a new pair for the principal; `replacing` is a pair consumed by rotation, removed in the same write. */
@@ -84,7 +89,10 @@ export class SessionPairStore {
 
   /** Deletes the pair of a refresh token; answers the revoked access keys (none when unknown). */
   async revokeByRefresh(refreshToken: string): Promise<string[]> {
-    const refresh = sessionKey(refreshToken);
+    return this.revokeRefreshKey(sessionKey(refreshToken));
+  }
+
+  private async revokeRefreshKey(refresh: string): Promise<string[]> {
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return [];
     await this.cache.write([{ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refresh)]);
@@ -105,6 +113,28 @@ export class SessionPairStore {
     });
     if (writes.length > 0) await this.cache.write(writes);
     return revoked;
+  }
+
+  /**
+   * Revokes the principal's least recently made or refreshed pairs beyond `maxPerPrincipal`,
+   * and drops index entries whose pair has expired. Answers the revoked access keys.
+   * Of concurrent callers each takes what it revokes (GETDEL), so no pair is revoked twice.
+   */
+  async trimToLimit(principalId: string): Promise<string[]> {
+    const keys = await this.cache.members('principal-sessions', principalId);
+    if (keys.length <= this.maxPerPrincipal) return [];
+    const records = (await this.cache.getMany(keys.map((key) => ['session-refresh', key] as const))) as Array<RefreshRecord | undefined>;
+    const live = keys.flatMap((key, i) => (records[i] ? [{ key, record: records[i] }] : []));
+    const stale: CacheWrite[] = keys
+      .filter((_, i) => !records[i])
+      .map((member) => ({ kind: 'remove-member', ns: 'principal-sessions', key: principalId, member }));
+    if (stale.length > 0) await this.cache.write(stale);
+    if (live.length <= this.maxPerPrincipal) return [];
+    // Same lifetime for every pair: the earliest expiry is the least recently made or refreshed.
+    live.sort((a, b) => a.record.refreshExpires - b.record.refreshExpires);
+    const oldest = live.slice(0, live.length - this.maxPerPrincipal);
+    const revoked = await Promise.all(oldest.map(({ key }) => this.revokeRefreshKey(key)));
+    return revoked.flat();
   }
 
   private unindex(principalId: string, fam: string | undefined, refresh: string): CacheWrite[] {

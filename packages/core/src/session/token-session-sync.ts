@@ -12,6 +12,7 @@ import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
 import type { FleetPush, PushListener, RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
+import { longestLoginTokenSeconds, MAX_LIFETIME_SECONDS } from '../jwt/jwt-signer.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import { SessionStores } from '../store/session-stores.js';
@@ -54,12 +55,18 @@ export class TokenSessionSync {
     const security = config.security;
     const { session, clockSkewSeconds, refreshTokenDays, accessTokenMinutes } = security;
     const lifetimes = stores.options.sessionLifetimesMs;
-    const pairs = new SessionPairStore(stores.cache, {
-      accessMs: lifetimes?.access ?? session.accessMinutes * 60_000,
-      refreshMs: lifetimes?.refresh ?? session.refreshDays * 86_400_000,
+    const pairs = new SessionPairStore(
+      stores.cache,
+      { accessMs: lifetimes?.access ?? session.accessMinutes * 60_000, refreshMs: lifetimes?.refresh ?? session.refreshDays * 86_400_000 },
+      session.maxPerPrincipal,
+    );
+    const skewMs = clockSkewSeconds * 1000;
+    // A login's tokens (derived ones included) live at most longestLoginTokenSeconds; a principal's
+    // may come from AccessTokenIssuer.issue with any lifetime up to MAX_LIFETIME_SECONDS.
+    const jwts = new JwtInvalidation(stores.cache, skewMs, {
+      familyMs: longestLoginTokenSeconds({ refreshTokenDays, accessTokenMinutes }) * 1000 + skewMs,
+      principalMs: MAX_LIFETIME_SECONDS * 1000 + skewMs,
     });
-    const longestJwtMs = Math.max(refreshTokenDays * 86_400_000, accessTokenMinutes * 60_000);
-    const jwts = new JwtInvalidation(stores.cache, clockSkewSeconds * 1000, longestJwtMs + clockSkewSeconds * 1000);
     const bus = stores.cache.revocations;
     // In memory every revocation reaches the near caches synchronously and none is ever lost, so
     // their verdicts are exact and the lifetime only bounds memory (and, for sessions, how often a

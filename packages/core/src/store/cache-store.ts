@@ -31,10 +31,10 @@ export type CacheNamespace =
   | 'principal-sessions'
   /** login family id → set of session refresh tokens upgraded from that login */
   | 'family-sessions'
-  /** account key → failure count in the current window */
+  /** account key → login attempts not yet known to have succeeded, in the current window or lock */
   | 'lockout-failures'
-  /** account key → marker while the account is locked */
-  | 'lockout-lock'
+  /** client address (IPv6: its /64) → failed logins and refused signups in the current window */
+  | 'lockout-address'
   /** '' → epoch seconds when the store's data began; JWTs issued before it are refused (see store-epoch.ts) */
   | 'store-epoch';
 
@@ -97,8 +97,17 @@ export interface CacheStore {
   write(writes: readonly CacheWrite[]): Promise<void>;
   /** Reads and deletes a set in one step. */
   takeMembers(ns: CacheNamespace, key: string): Promise<string[]>;
-  /** Atomically adds one to a counter that starts a `windowMs` TTL when created; answers the new count. */
-  increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number>;
+  /** Reads a set (empty when absent). */
+  members(ns: CacheNamespace, key: string): Promise<string[]>;
+  /**
+   * Atomically adds `by` (default 1; may be negative) to a counter that starts a `windowMs`
+   * TTL when created; answers the new count. An existing counter keeps its TTL.
+   */
+  increment(ns: CacheNamespace, key: string, windowMs: number, by?: number): Promise<number>;
+  /** A counter's value (0 when absent) and milliseconds until it expires, in one round trip. */
+  counter(ns: CacheNamespace, key: string): Promise<{ readonly count: number; readonly remainingMs: number }>;
+  /** Gives an existing entry a new TTL of `ttlMs` from now; false when the entry is absent. */
+  expire(ns: CacheNamespace, key: string, ttlMs: number): Promise<boolean>;
   /** Milliseconds until the entry expires; 0 when it is absent. */
   remainingMs(ns: CacheNamespace, key: string): Promise<number>;
   /** Resolves once the store can serve requests (at once in memory), or rejects with `unavailable` after `timeoutMs`. */

@@ -87,7 +87,13 @@ export function createSessionStores(config: PortcullisConfig, options: SessionSt
   let redis: RedisCacheStore | undefined;
   const useRedis = () =>
     (redis ??= new RedisCacheStore(
-      { url: config.persistence.cache.url, keyPrefix: options.keyPrefix, operationTimeoutMs: options.operationTimeoutMs, maxPendingOperations: options.maxPendingOperations },
+      {
+        url: config.persistence.cache.url,
+        keyPrefix: options.keyPrefix,
+        operationTimeoutMs: options.operationTimeoutMs,
+        maxPendingOperations: options.maxPendingOperations,
+        onEvictingPolicy: config.production ? 'refuse' : 'warn',
+      },
       logger,
     ));
   const cache = config.persistence.cache.provider === 'redis' ? useRedis() : new MemoryCacheStore(logger);
