@@ -44,7 +44,7 @@ export { PasswordHasher } from './password/password-hasher.js';
 export { BcryptLimiter } from './password/bcrypt-limiter.js';
 
 // sessions and stores
-export type { RefreshResult, RevocationEvent, SessionSuccessor, UpgradeResult } from './contracts/sessions.js';
+export type { FleetPush, PushListener, RefreshResult, RevocationEvent, SessionSuccessor, UpgradeResult } from './contracts/sessions.js';
 export { TokenSessionSync, type LoginCaller } from './session/token-session-sync.js';
 export { sessionKey } from './session/session-token.js';
 export type { LoginOrigin } from './session/login-inventory.js';
@@ -78,4 +78,4 @@ export { Portal } from './realtime/portal.decorator.js';
 export { Gate } from './realtime/gate.decorator.js';
 export type { GateContext } from './realtime/connection-context.js';
 export { GateDispatcher, type PortalClass } from './realtime/gate-dispatcher.js';
-export { ConnectionRegistry } from './realtime/connection-registry.js';
+export { ConnectionRegistry, MAX_PUSH_FRAME_BYTES } from './realtime/connection-registry.js';

@@ -11,7 +11,7 @@ import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens
 import type { LoggerFactory } from '../contracts/logger.js';
 import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
-import type { RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
+import type { FleetPush, PushListener, RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
 import { longestLoginTokenSeconds, MAX_LIFETIME_SECONDS } from '../jwt/jwt-signer.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
@@ -65,6 +65,8 @@ export class TokenSessionSync {
   private readonly pairs: SessionPairStore;
   private readonly logins: LoginInventory;
   private readonly validator: JwtTokenValidator;
+  /** How the connection registry's pushes reach the other servers (on the revocation channel). */
+  readonly fleetPush: FleetPush;
 
   constructor(
     @inject(PORTCULLIS_CONFIG) config: PortcullisConfig,
@@ -102,6 +104,10 @@ export class TokenSessionSync {
     this.hub = new RevocationHub(bus, (event) => this.checks.forget(event), logger);
     const reuse = new RefreshReuse(stores.cache, security.refreshReuseGraceSeconds * 1000);
     this.logins = new LoginInventory(stores.cache, Math.max(refreshMs, refreshTokenDays * 86_400_000), MAX_LOGINS_PER_PRINCIPAL);
+    this.fleetPush = Object.freeze({
+      publish: (principalId: string, frameJson: string) => bus.publishPush(principalId, frameJson),
+      subscribe: (listener: PushListener) => bus.onPush(listener),
+    });
     this.lifecycle = new SessionLifecycle({ security, validator, issuer, pairs, jwts, hub: this.hub, reuse, logins: this.logins, logger });
   }
 
