@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import bcrypt from 'bcrypt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fencedBlocks, normaliseOutput } from './support/markdown.js';
 import { runNode, startNode, type RunningProcess } from './support/processes.js';
@@ -32,7 +33,10 @@ describe("the example's README", () => {
         return !existsSync(built) || statSync(built).mtimeMs < statSync(`${example}src/${f}`).mtimeMs;
       });
     if (stale.length > 0) throw new Error(`examples/game-server is not built or out of date (${stale.join(', ')}); run \`npx tsc -b\` (npm test does)`);
-    server = startNode(['examples/game-server/dist/main.js'], { cwd: root, env: { PORT: '0', TCP_PORT: '0', UDP_PORT: '0', SVC__SECURITY__KEY: '', ADMIN_USERS: 'Root' } });
+    server = startNode(['examples/game-server/dist/main.js'], {
+      cwd: root,
+      env: { PORT: '0', TCP_PORT: '0', UDP_PORT: '0', SVC__SECURITY__KEY: '', ADMIN_USERS: 'Root', ADMIN_PASSWORD_HASH: bcrypt.hashSync('operator password', 4) },
+    });
     const [, http, tcp, udp] = (await server.waitFor(/HTTP\s+(http:\/\/127\.0\.0\.1:\d+)[\s\S]*TCP\s+127\.0\.0\.1:(\d+)\s+UDP\s+127\.0\.0\.1:(\d+)/)) as unknown as string[];
     ports = { http: http!, tcp: tcp!, udp: udp! };
   });
@@ -59,11 +63,12 @@ describe("the example's README", () => {
     await server.waitFor(/player session opened \{"clientId":/);
   });
 
-  it('grants GET /api/admin to the names in ADMIN_USERS, read from the environment (case-insensitive)', async () => {
+  it('grants GET /api/admin to the accounts of ADMIN_USERS made with ADMIN_PASSWORD_HASH, read from the environment (names case-insensitive)', async () => {
     const post = (path: string, body: unknown) =>
       fetch(`${ports.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const admin = (token: string) => fetch(`${ports.http}/api/admin`, { headers: { authorization: `Bearer ${token}` } });
-    const root = await (await post('/auth/signup', { email: 'root@example.com', username: 'root', password: 'correct horse battery' })).json();
+    expect((await post('/auth/signup', { email: 'root@example.com', username: 'root', password: 'correct horse battery' })).status).toBe(409);
+    const root = await (await post('/auth/login/unamepwd', { username: 'root', password: 'operator password' })).json();
     const player = await (await post('/auth/signup', { email: 'plain@example.com', username: 'plain', password: 'correct horse battery' })).json();
     expect((await admin(root.accessToken)).status).toBe(200);
     expect((await admin(player.accessToken)).status).toBe(403);

@@ -41,7 +41,7 @@ interface Answer {
 
 interface Call {
   /** `POST` unless given. */
-  readonly method?: 'GET' | 'POST';
+  readonly method?: 'GET' | 'POST' | 'DELETE';
   /** A JSON body; `raw` sends text as is instead. */
   readonly body?: unknown;
   readonly raw?: string;
@@ -49,11 +49,14 @@ interface Call {
   readonly bearer?: string;
   /** The body is meant to be valid: it must match the documented request schema. */
   readonly validRequest?: boolean;
+  /** The documented path when `path` fills in a template (`/auth/sessions/{id}`). */
+  readonly template?: string;
 }
 
 const documented = new Set<string>();
+const methodsOf = (item: Record<string, Operation>) => Object.entries(item).filter(([key]) => key !== 'parameters');
 for (const [path, item] of Object.entries(openapi.paths)) {
-  for (const [method, operation] of Object.entries(item)) {
+  for (const [method, operation] of methodsOf(item)) {
     for (const status of Object.keys(operation.responses)) documented.add(`${method.toUpperCase()} ${path} ${status}`);
   }
 }
@@ -74,11 +77,12 @@ function responseFor(op: Operation, status: number): ResponseObject | undefined 
 /** Sends one request to `base` and checks the answer against the document. */
 async function send(base: string, path: string, call: Call, expected: { status: number; emptyBody?: boolean }): Promise<Answer> {
   const method = call.method ?? 'POST';
-  const op = operation(method, path);
+  const documentedPath = call.template ?? path;
+  const op = operation(method, documentedPath);
   if (call.validRequest) {
     const schema = op.requestBody?.content['application/json']?.schema;
-    expect(schema, `request schema of POST ${path}`).toBeDefined();
-    expect(validate(openapi, schema!, call.body), `request body of POST ${path}`).toEqual([]);
+    expect(schema, `request schema of ${method} ${path}`).toBeDefined();
+    expect(validate(openapi, schema!, call.body), `request body of ${method} ${path}`).toEqual([]);
   }
   const headers: Record<string, string> = {};
   if (call.body !== undefined || call.raw !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
@@ -87,7 +91,7 @@ async function send(base: string, path: string, call: Call, expected: { status: 
   const answer: Answer = { status: response.status, headers: response.headers, text: await response.text() };
   const where = `${method} ${path} → ${answer.status} ${answer.text.slice(0, 200)}`;
   expect(answer.status, where).toBe(expected.status);
-  seen.add(`${method} ${path} ${answer.status}`);
+  seen.add(`${method} ${documentedPath} ${answer.status}`);
 
   const documentedResponse = responseFor(op, answer.status);
   expect(documentedResponse, `${where}: status not documented`).toBeDefined();
@@ -223,8 +227,8 @@ describe('docs/openapi.json', () => {
     const mounted = stack
       .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []))
       .filter((route) => route.split(' ')[1]!.startsWith('/auth'));
-    const inDocument = Object.entries(openapi.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(mounted.length).toBe(7);
+    const inDocument = Object.entries(openapi.paths).flatMap(([path, item]) => methodsOf(item).map(([m]) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
+    expect(mounted.length).toBe(10);
     expect([...inDocument].sort()).toEqual([...new Set(mounted)].sort());
   });
 });
@@ -236,6 +240,24 @@ describe('POST /auth/signup', () => {
     await send(base, '/auth/signup', { body: { email: 'other@example.com', username: ada.username, password: ada.password }, validRequest: true }, { status: 409 });
     await send(base, '/auth/signup', { raw: tooLarge({ email: 'big@example.com', username: 'big', password: ada.password }) }, { status: 413 });
     await send(base, '/auth/signup', { raw: '{}', contentType: latin1 }, { status: 415 });
+  });
+
+  it('429 locked_out with Retry-After once the address made lockout:ip-max-failures refused signups', async () => {
+    const strict = await createGameServer({
+      config: loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: randomBytes(32).toString('base64'), password: { 'work-factor': 4 }, lockout: { 'ip-max-failures': 1 } } } } }),
+      port: 0,
+      loggers: silentLoggerFactory,
+    });
+    try {
+      const strictBase = (await strict.listen()).http;
+      const taken = await newPlayer(strictBase);
+      const probe = { email: 'probe@example.com', username: taken.username, password: taken.password };
+      await send(strictBase, '/auth/signup', { body: probe, validRequest: true }, { status: 409 });
+      const limited = await send(strictBase, '/auth/signup', { body: probe, validRequest: true }, { status: 429 });
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('400 captcha_failed when captcha is on and not solved; 201 when solved', async () => {
@@ -363,6 +385,22 @@ describe('POST /auth/logout', () => {
     vi.spyOn(plain.container.resolve(TokenSessionSync), 'revoke').mockRejectedValueOnce(new Error('a bug'));
     await send(base, '/auth/logout', { bearer: player.accessToken }, { status: 500 });
     await duringOutage(plain.container, () => send(base, '/auth/logout', { bearer: player.accessToken }, { status: 503 }));
+  });
+});
+
+describe('GET and DELETE /auth/sessions', () => {
+  it('200 lists the logins; 204 ends one or every other; 404 for an id that is not the caller\'s; 401 without a credential', async () => {
+    const player = await newPlayer();
+    const list = await send(base, '/auth/sessions', { method: 'GET', bearer: player.accessToken }, { status: 200 });
+    const [own] = json<{ sessions: Array<{ id: string; current: boolean }> }>(list).sessions;
+    expect(own).toMatchObject({ current: true });
+    const other = await newPlayer();
+    await send(base, `/auth/sessions/${own!.id}`, { method: 'DELETE', template: '/auth/sessions/{id}', bearer: other.accessToken }, { status: 404 });
+    await send(base, '/auth/sessions', { method: 'DELETE', bearer: player.accessToken }, { status: 204, emptyBody: true });
+    await send(base, `/auth/sessions/${own!.id}`, { method: 'DELETE', template: '/auth/sessions/{id}', bearer: player.accessToken }, { status: 204, emptyBody: true });
+    await send(base, '/auth/sessions', { method: 'GET' }, { status: 401, emptyBody: true });
+    await send(base, '/auth/sessions', { method: 'DELETE' }, { status: 401, emptyBody: true });
+    await send(base, `/auth/sessions/${own!.id}`, { method: 'DELETE', template: '/auth/sessions/{id}', bearer: player.accessToken }, { status: 401, emptyBody: true });
   });
 });
 

@@ -20,7 +20,12 @@ const hasRedis = findRedisServerBinary() !== undefined;
 const label = (name: string) => (hasRedis ? name : `${name} — SKIPPED, redis-server not found`);
 const UNAVAILABLE = { ok: false, error: { code: 'unavailable' } };
 
-/** Background traffic: a bounded loop of real requests on every transport, tallying outcomes. */
+/**
+ * Background traffic: a bounded loop of real requests on every transport, tallying outcomes.
+ * Its moves act for a principal of their own, so the example's limit on `move` (20 per
+ * second per principal) never refuses the test's own moves; traffic over it is answered
+ * `rate_limited`, a typed answer like the others.
+ */
 function startTraffic(stack: GameStack, ws: RealtimeClient, udp: RealtimeClient, jwt: string) {
   const outcomes = new Map<string, number>();
   const tally = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
@@ -77,7 +82,10 @@ describe.skipIf(!hasRedis)(label('Redis killed and restarted under traffic'), ()
     const udp = await stack.connect.udp(live.accessToken);
     const tcp = await stack.connect.tcp(live.accessToken);
     expect(await ws.request('/game', 'move', { x: 1, y: 1 })).toMatchObject({ ok: true, data: { by: expect.any(String) } });
-    const traffic = startTraffic(stack, ws, udp, jwtForTraffic);
+    const trafficSession = await stack.session('traffic-mover');
+    const trafficWs = await stack.connect.ws(trafficSession.accessToken);
+    const trafficUdp = await stack.connect.udp(trafficSession.accessToken);
+    const traffic = startTraffic(stack, trafficWs, trafficUdp, jwtForTraffic);
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     await redis.kill();
@@ -117,10 +125,10 @@ describe.skipIf(!hasRedis)(label('Redis killed and restarted under traffic'), ()
     await expect(stack.connect.ws(revokedDuring.accessToken)).rejects.toEqual(new ConnectRefused({ status: 401 }));
 
     // The traffic loop saw only successes and typed `unavailable` answers: no 500, no `internal`, no silence.
-    expect(Object.keys(seen).filter((k) => !/^(ws|udp):(ok|unavailable)$|^http:(200|503)$/.test(k))).toEqual([]);
+    expect(Object.keys(seen).filter((k) => !/^(ws|udp):(ok|unavailable|rate_limited)$|^http:(200|503)$/.test(k))).toEqual([]);
     expect(seen['ws:unavailable']).toBeGreaterThan(0);
     expect(seen['http:503']).toBeGreaterThan(0);
-    await Promise.all([ws.close(), tcp.close(), udp.close(), freshWs.close()]);
+    await Promise.all([ws.close(), tcp.close(), udp.close(), freshWs.close(), trafficWs.close(), trafficUdp.close()]);
     expect(escaped).toEqual([]);
   });
 });

@@ -102,13 +102,15 @@ export interface RedisServerOptions {
    * Default: no persistence, so a restart starts empty.
    */
   readonly persistDir?: string;
+  /** More `redis-server` arguments, e.g. `['--maxmemory-policy', 'allkeys-lru']`. */
+  readonly extraArgs?: readonly string[];
 }
 
 function launch(binary: string, port: number, options: RedisServerOptions): ChildProcess {
   const persistence = options.persistDir
     ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.persistDir]
     : ['--appendonly', 'no', '--dir', '/tmp'];
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no', '--loglevel', 'warning', ...persistence];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no', '--loglevel', 'warning', ...persistence, ...(options.extraArgs ?? [])];
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(child);
   child.once('exit', () => live.delete(child));

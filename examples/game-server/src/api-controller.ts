@@ -2,7 +2,7 @@
  * The example's `/api` routes: who am I, a short-lived token for me, and an admin page.
  */
 import { AccessTokenIssuer, Authorize, JwtShield } from '@portcullis/core';
-import { Controller, Get, Post, clientIp, principalId, principalName } from '@portcullis/express';
+import { Controller, Get, Post, clientIp, getPrincipal, principalId, principalName } from '@portcullis/express';
 import type { Request, Response } from 'express';
 import { injectable } from 'tsyringe';
 
@@ -11,7 +11,7 @@ export const SHORT_TOKEN_SECONDS = 300;
 
 /**
  * `GET /api/me` (JWT) → `{id, name, ip}`; `POST /api/token` (JWT) → a 5-minute
- * access token for the caller; `GET /api/admin` → only for the role `admin`.
+ * access token for the caller, within the caller's login; `GET /api/admin` → only for the role `admin`.
  *
  * @example
  * ```ts
@@ -34,7 +34,8 @@ export class ApiController {
   token(req: Request, res: Response) {
     res.setHeader('Cache-Control', 'no-store');
     const name = principalName(req);
-    const issued = this.tokens.issue(principalId(req)!, name === undefined ? {} : { name }, SHORT_TOKEN_SECONDS);
+    // Within the caller's login: its logout (or deletion) ends this token and its sessions too.
+    const issued = this.tokens.issueForLogin(getPrincipal(req)!, name === undefined ? {} : { name }, SHORT_TOKEN_SECONDS);
     return { accessToken: issued.token, expiresIn: issued.expiresInSeconds };
   }
 

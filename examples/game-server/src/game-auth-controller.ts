@@ -9,10 +9,10 @@ import {
 import { Controller, JwtAuthController, type UpgradeContext } from '@portcullis/express';
 import type { Request } from 'express';
 import { inject, injectable } from 'tsyringe';
-import { ADMIN_USERS } from './admin-users.js';
+import { ADMIN_ACCOUNTS } from './admin-users.js';
 
 /**
- * `/auth` for the game: usernames in `ADMIN_USERS` get the role `admin`; upgrades
+ * `/auth` for the game: the operator's admin accounts get the role `admin`; upgrades
  * are logged, which is where a game would create the player's session.
  *
  * @example
@@ -30,14 +30,14 @@ export class GameAuthController extends JwtAuthController {
     issuer: JwtTokenIssuer,
     shields: ShieldEnforcer,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory,
-    @inject(ADMIN_USERS) private readonly admins: ReadonlySet<string>,
+    @inject(ADMIN_ACCOUNTS) private readonly admins: ReadonlySet<string>,
   ) {
     super(validator, loginService, sessions, issuer, shields, loggers);
   }
 
   override async getClaimsForLogin(account: Account, request: Request): Promise<Record<string, unknown>> {
     const claims = await super.getClaimsForLogin(account, request);
-    return { ...claims, role: this.admins.has(account.username.toLowerCase()) ? ['player', 'admin'] : ['player'] };
+    return { ...claims, role: this.admins.has(account.storageId) ? ['player', 'admin'] : ['player'] };
   }
 
   override onUpgrade(ctx: UpgradeContext, clientId: string): UpgradeContext {

@@ -6,11 +6,11 @@
 import 'reflect-metadata';
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { consoleLoggerFactory, describeError, loadConfig, type LoggerFactory, type PortcullisConfig } from '@portcullis/core';
+import { ACCOUNT_STORE, consoleLoggerFactory, describeError, loadConfig, type LoggerFactory, type PortcullisConfig } from '@portcullis/core';
 import { createPortcullisApp } from '@portcullis/express';
 import type { Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { ADMIN_USERS } from './admin-users.js';
+import { ADMIN_ACCOUNTS, grantAdmins } from './admin-users.js';
 import { ApiController } from './api-controller.js';
 import { GameAuthController } from './game-auth-controller.js';
 import { createPortcullisContainer } from './portcullis-container.js';
@@ -23,8 +23,10 @@ export interface GameServerOptions {
   readonly port?: number;
   /** Address to listen on. Default 127.0.0.1. */
   readonly host?: string;
-  /** Usernames (lower-cased) that get the role `admin`. */
+  /** Usernames (lower-cased) of the operator's admin accounts (`ADMIN_USERS`). */
   readonly adminUsers?: ReadonlySet<string>;
+  /** bcrypt hash of the admins' password (`ADMIN_PASSWORD_HASH`); without it nobody is admin. */
+  readonly adminPasswordHash?: string;
   /** express `trust proxy`; default false. */
   readonly trustProxy?: boolean | number | string | string[];
   /**
@@ -68,7 +70,7 @@ export interface GameServer {
  *
  * @example
  * ```ts
- * const server = await createGameServer({ port: 0, adminUsers: new Set(['ada']) });
+ * const server = await createGameServer({ port: 0, adminUsers: new Set(['ada']), adminPasswordHash: process.env.ADMIN_PASSWORD_HASH });
  * const { http } = await server.listen();
  * ```
  */
@@ -76,10 +78,16 @@ export async function createGameServer(options: GameServerOptions = {}): Promise
   const config = options.config ?? loadConfig();
   const loggers = options.loggers ?? consoleLoggerFactory;
   const { container, close: closeStores } = await createPortcullisContainer(config, loggers);
-  container.register(ADMIN_USERS, { useValue: options.adminUsers ?? new Set() });
+  const log = loggers.create('game-server');
+  try {
+    const admins = await grantAdmins(container.resolve(ACCOUNT_STORE), options.adminUsers ?? new Set(), options.adminPasswordHash, log);
+    container.register(ADMIN_ACCOUNTS, { useValue: admins });
+  } catch (error) {
+    await closeStores();
+    throw error;
+  }
   const app = createPortcullisApp(container, { controllers: [GameAuthController, ApiController], trustProxy: options.trustProxy ?? false });
   const httpServer = createServer(httpServerTimeouts(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS), app);
-  const log = loggers.create('game-server');
   return {
     config,
     container,

@@ -1,8 +1,10 @@
 /**
  * The example's real-time portal `/game`, served on WebSocket, TCP and UDP:
- * `ping` is open, `move` needs a session token, `whoami` needs a JWT.
+ * `ping` is open to anyone, `time` declares nothing (so `shields:fallback`
+ * decides), `move` needs a session token and is limited to 20 per second per
+ * player, `whoami` needs a JWT.
  */
-import { Gate, JwtShield, Portal, SessionShield, type GateContext } from '@portcullis/core';
+import { AllowAnonymous, Gate, JwtShield, Portal, RateLimit, SessionShield, type GateContext } from '@portcullis/core';
 
 /** A `move` request's data. */
 export interface MoveData {
@@ -21,14 +23,25 @@ export interface MoveData {
  */
 @Portal('/game')
 export class GamePortal {
-  /** Open to anyone: answers `"pong"`. */
+  /** Open to anyone, whatever the fallback: answers `"pong"`. */
+  @AllowAnonymous
   @Gate('ping')
   ping(): string {
     return 'pong';
   }
 
-  /** Session token required: echoes the position with the principal id. */
+  /**
+   * No decorator at all: open with `svc:security:shields:fallback = none` (the
+   * default), guarded by the fallback shield otherwise. Answers the server's clock.
+   */
+  @Gate('time')
+  time(): { now: number } {
+    return { now: Date.now() };
+  }
+
+  /** Session token required, 20 per second per player: echoes the position with the principal id. */
   @SessionShield
+  @RateLimit({ limit: 20, windowSeconds: 1 })
   @Gate('move')
   move(data: MoveData, _clientId: string, ctx: GateContext): { x: number; y: number; by: string | undefined } {
     const { x, y } = (data ?? {}) as Partial<MoveData>;

@@ -1,13 +1,14 @@
 /**
  * The example's `/game` portal on all three transports, as `npm start` serves it:
- * ping open, move with a session token, whoami with a JWT.
+ * ping open, time open unless shields:fallback says otherwise, move with a
+ * session token and at most 20 per second per player, whoami with a JWT.
  */
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JwtTokenIssuer, loadConfig, silentLoggerFactory, TokenSessionSync } from '@portcullis/core';
 import { connectTcp, connectUdp, connectWs, type RealtimeClient } from '../../../test/conformance/support/test-clients.js';
 import { createGameServer, type GameServer } from '../src/game-server.js';
-import { realtimeAddressesFromEnv, startRealtime, type RealtimeServers } from '../src/realtime.js';
+import { realtimeAddressesFromEnv, startRealtime, udpRequireMacFromEnv, type RealtimeServers } from '../src/realtime.js';
 
 describe('example game server: /game on WebSocket, TCP and UDP', () => {
   let server: GameServer;
@@ -45,6 +46,13 @@ describe('example game server: /game on WebSocket, TCP and UDP', () => {
     expect(() => realtimeAddressesFromEnv({ TCP_PORT: 'http' })).toThrow(/TCP_PORT/);
   });
 
+  it('reads UDP_REQUIRE_MAC: true or false, off by default, anything else refused', () => {
+    expect(udpRequireMacFromEnv({})).toBe(false);
+    expect(udpRequireMacFromEnv({ UDP_REQUIRE_MAC: 'false' })).toBe(false);
+    expect(udpRequireMacFromEnv({ UDP_REQUIRE_MAC: 'true' })).toBe(true);
+    expect(() => udpRequireMacFromEnv({ UDP_REQUIRE_MAC: 'yes' })).toThrow(/UDP_REQUIRE_MAC/);
+  });
+
   it.each(['ws', 'tcp', 'udp'])('%s: ping, move and whoami answer as the example README says', async (name) => {
     const open = connect[name]!;
     const anonymous = await open();
@@ -58,6 +66,23 @@ describe('example game server: /game on WebSocket, TCP and UDP', () => {
     await Promise.all([anonymous.close(), withSession.close(), withJwt.close()]);
   });
 
+  it.each(['ws', 'tcp', 'udp'])('%s: time answers the clock to anyone under the default fallback, and move answers rate_limited past 20 per second', async (name) => {
+    const open = connect[name]!;
+    const anonymous = await open();
+    const before = Date.now();
+    const time = await anonymous.request('/game', 'time');
+    expect(time).toMatchObject({ ok: true, data: { now: expect.any(Number) } });
+    expect((time.data as { now: number }).now).toBeGreaterThanOrEqual(before);
+    const player = await open(await session(`mover-${name}`));
+    // Start at the beginning of a one-second window, so the whole burst falls in it.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+    const replies = await Promise.all(Array.from({ length: 25 }, (_, i) => player.request('/game', 'move', { x: i, y: 0 })));
+    expect(replies.filter((r) => r.ok)).toHaveLength(20);
+    for (const refused of replies.filter((r) => !r.ok)) expect(refused.error).toMatchObject({ code: 'rate_limited', retryAfterMs: expect.any(Number) });
+    expect(await player.request('/game', 'ping')).toMatchObject({ ok: true, data: 'pong' });
+    await Promise.all([anonymous.close(), player.close()]);
+  });
+
   it('POST /auth/logout over HTTP closes the live sockets of that session (4401 on WebSocket)', async () => {
     const token = await session('player-3');
     const ws = await connect.ws!(token);
@@ -69,5 +94,36 @@ describe('example game server: /game on WebSocket, TCP and UDP', () => {
     expect(await ws.closed).toEqual({ code: 4401 });
     await tcp.closed;
     expect(tcp.inbox.all).toContainEqual({ type: 'auth', ok: false, error: { code: 'unauthorized', message: expect.any(String) } });
+  });
+});
+
+describe('example game server with SVC__SECURITY__SHIELDS__FALLBACK=session', () => {
+  let server: GameServer;
+  let realtime: RealtimeServers;
+
+  beforeAll(async () => {
+    const config = loadConfig({
+      env: { SVC__SECURITY__SHIELDS__FALLBACK: 'session' },
+      tree: { svc: { security: { mode: 'jwt', key: Buffer.alloc(32, 3).toString('base64') } } },
+    });
+    server = await createGameServer({ config, port: 0, loggers: silentLoggerFactory });
+    await server.listen();
+    realtime = await startRealtime(server.container, server.httpServer, { host: '127.0.0.1', tcpPort: 0, udpPort: 0 });
+  });
+  afterAll(async () => {
+    await realtime.close();
+    await server.close();
+  });
+
+  it('closes time to anyone without a session, keeps ping open, and lets the /auth routes without a bearer work', async () => {
+    const issuer = server.container.resolve(JwtTokenIssuer);
+    const sessions = server.container.resolve(TokenSessionSync);
+    const anonymous = await connectTcp(realtime.addresses.tcpPort);
+    expect(await anonymous.request('/game', 'time')).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(await anonymous.request('/game', 'ping')).toMatchObject({ ok: true, data: 'pong' });
+    const token = (await sessions.upgrade(issuer.issueLoginPair('player-9').accessToken)).accessToken;
+    const player = await connectUdp(realtime.addresses.udpPort, token);
+    expect(await player.request('/game', 'time')).toMatchObject({ ok: true, data: { now: expect.any(Number) } });
+    await Promise.all([anonymous.close(), player.close()]);
   });
 });

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { loadConfig, silentLoggerFactory } from '@portcullis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import bcrypt from 'bcrypt';
 import { parseAdminUsers } from '../src/admin-users.js';
 import { createGameServer, type GameServer } from '../src/game-server.js';
 
@@ -16,6 +17,7 @@ beforeAll(async () => {
     }),
     port: 0,
     adminUsers: parseAdminUsers(' Root ,ops'),
+    adminPasswordHash: await bcrypt.hash('operator password', 4),
     loggers: silentLoggerFactory,
   });
   base = (await server.listen()).http;
@@ -63,8 +65,9 @@ describe('example game server over HTTP', () => {
 
     expect((await call('GET', '/api/admin', undefined, signup.json.accessToken)).status).toBe(403);
 
-    const root = await call('POST', '/auth/signup', { email: 'root@example.com', username: 'root', password: 'correct horse battery' });
-    expect(root.status).toBe(201);
+    expect((await call('POST', '/auth/signup', { email: 'root@example.com', username: 'root', password: 'correct horse battery' })).status).toBe(409);
+    const root = await call('POST', '/auth/login/unamepwd', { username: 'root', password: 'operator password' });
+    expect(root.status).toBe(200);
     const admin = await call('GET', '/api/admin', undefined, root.json.accessToken);
     expect(admin.status).toBe(200);
     expect(admin.json).toMatchObject({ admin: 'root' });

@@ -83,4 +83,51 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
     expect(urls.filter((u) => /ey[\w-]+\.|;session|%3Bsession/.test(u))).toEqual([]);
     await page.close();
   });
+
+  it.each([
+    ['with Web Locks', false],
+    ['without Web Locks (BroadcastChannel claims)', true],
+  ])('two tabs of one origin refresh at the same moment and both stay logged in (reuse grace 0), %s', async (_how, withoutLocks) => {
+    const context = await browser.newContext();
+    if (withoutLocks) await context.addInitScript('Object.defineProperty(navigator, "locks", { value: undefined })');
+    const [first, second] = [await context.newPage(), await context.newPage()];
+    const diagnostics: string[] = [];
+    for (const page of [first, second]) page.on('pageerror', (error) => diagnostics.push(`page error: ${error.message}`));
+    const refreshesBefore = server.hits.get('/auth/refresh') ?? 0;
+    for (const page of [first, second]) await page.goto(`${server.baseUrl}/client-demo.html`);
+    // Tab one logs in and keeps its tokens where the app keeps them; tab two starts from them.
+    // Scripts as text: the test runner rewrites dynamic imports inside functions it compiles.
+    await first.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const suffix = crypto.randomUUID().slice(0, 8);
+      const client = new PortcullisClient();
+      await client.signup({ username: 'tabs' + suffix, email: 'tabs' + suffix + '@example.com', password: 'pw-' + crypto.randomUUID() });
+      const conn = await client.connect();
+      localStorage.setItem('tokens', JSON.stringify(client.tokens));
+      window.tab = { client, conn };
+    })()`);
+    await second.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const client = new PortcullisClient({ tokens: JSON.parse(localStorage.getItem('tokens')) });
+      const conn = await client.connect();
+      window.tab = { client, conn };
+    })()`);
+    const at = Date.now() + 300;
+    const refreshed = await Promise.all([first, second].map((page) => page.evaluate(async (startAt) => {
+      const { client } = (window as unknown as { tab: { client: any } }).tab;
+      while (Date.now() < startAt) await new Promise((resolve) => setTimeout(resolve, 1));
+      const result = await client.refresh('session');
+      return result.tokens.accessToken as string;
+    }, at)));
+    expect(refreshed[0], diagnostics.join('\n')).toBe(refreshed[1]);
+    const after = await Promise.all([first, second].map((page) => page.evaluate(async () => {
+      const { client, conn } = (window as unknown as { tab: { client: any; conn: any } }).tab;
+      const moved = await conn.request('/game', 'move', { x: 1, y: 2 });
+      return { state: conn.state, moved, session: client.tokens.session.accessToken as string };
+    })));
+    for (const tab of after) expect(tab).toMatchObject({ state: 'open', moved: { x: 1, y: 2 }, session: refreshed[0] });
+    // One presentation of the refresh token, in band over one tab's socket: none over HTTP.
+    expect((server.hits.get('/auth/refresh') ?? 0) - refreshesBefore).toBe(0);
+    await context.close();
+  });
 });

@@ -55,6 +55,26 @@ describe.each(transports)('real-time over %s, against the example server', (_nam
     conn.close();
   });
 
+  it('backs off a gate that answered rate_limited (move: 20 per second) for the server\'s hint and sends again; with rateLimited: reject, rejects with the hint', async () => {
+    const { client } = await signedUp();
+    const conn = await connect(client);
+    const started = Date.now();
+    const moves = await Promise.all(Array.from({ length: 30 }, (_, i) => conn.request<{ x: number }>('/game', 'move', { x: i, y: 0 })));
+    expect(moves.map((m) => m.x)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(Date.now() - started).toBeLessThan(5000);
+    conn.close();
+    const impatient = await connect(client, { rateLimited: 'reject' });
+    const settled = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => impatient.request('/game', 'move', { x: i, y: 0 })));
+    const refused = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as PortcullisClientError);
+    expect(refused.length).toBeGreaterThanOrEqual(10);
+    for (const error of refused) {
+      expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: expect.any(Number) });
+      expect(error.retryAfterMs!).toBeGreaterThan(0);
+      expect(error.retryAfterMs!).toBeLessThanOrEqual(1000);
+    }
+    impatient.close();
+  });
+
   it('rejects ok:false replies with the typed error: not_found, and unauthorized for a gate the credential cannot pass', async () => {
     const { client } = await signedUp();
     const conn = await connect(client);

@@ -100,4 +100,10 @@ describe('PortcullisClient token handling (scripted server)', () => {
     await expect(client.loginWithUsername('a', 'b')).rejects.toMatchObject({ code: 'locked_out', status: 429, retryAfterSeconds: 60 });
     await expect(client.api.logout('x')).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
   });
+
+  it('reads 429 rate_limited with its Retry-After in seconds and milliseconds', async () => {
+    const fetch = async () => new Response(JSON.stringify({ error: 'rate_limited', message: 'too many requests; retry later' }), { status: 429, headers: { 'retry-after': '3' } });
+    const client = new PortcullisClient({ baseUrl: 'http://game.test', fetch });
+    await expect(client.loginWithUsername('a', 'b')).rejects.toMatchObject({ code: 'rate_limited', status: 429, retryAfterSeconds: 3, retryAfterMs: 3000 });
+  });
 });

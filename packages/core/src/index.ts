@@ -12,10 +12,11 @@ import 'reflect-metadata';
 
 // configuration and keys
 export { loadConfig, type ConfigSources } from './config/load-config.js';
-export type { PortcullisConfig } from './contracts/portcullis-config.js';
+export type { PortcullisConfig, ShieldFallback } from './contracts/portcullis-config.js';
 export { Secret } from './contracts/secret.js';
 export type { SigningKey } from './contracts/signing-key.js';
 export { resolveSigningKey } from './key/key-guard.js';
+export { UdpKeyring, udpSessionId } from './key/udp-keyring.js';
 export { keyId, keyIdOf } from './key/key-id.js';
 export type { JsonWebKeySet, PublicJwk } from './jwt/jwks.js';
 
@@ -43,11 +44,13 @@ export { PasswordHasher } from './password/password-hasher.js';
 export { BcryptLimiter } from './password/bcrypt-limiter.js';
 
 // sessions and stores
-export type { RefreshResult, RevocationEvent, UpgradeResult } from './contracts/sessions.js';
-export { TokenSessionSync } from './session/token-session-sync.js';
+export type { FleetPush, PushListener, RefreshResult, RevocationEvent, SessionSuccessor, UpgradeResult } from './contracts/sessions.js';
+export { TokenSessionSync, type LoginCaller } from './session/token-session-sync.js';
 export { sessionKey } from './session/session-token.js';
+export type { LoginOrigin } from './session/login-inventory.js';
+export { upgradeResponse } from './realtime/in-band-credentials.js';
 export { createSessionStores, SessionStores, type SessionStoreOptions } from './store/session-stores.js';
-export { LockoutStore } from './store/lockout-store.js';
+export { LockoutStore, type AttemptClaim, type LockoutStatus } from './store/lockout-store.js';
 
 // accounts and captcha
 export { ACCOUNT_STORE, type Account, type AccountStore, type NewAccount } from './account/account-store.js';
@@ -63,6 +66,8 @@ export { Shield, type ShieldClass } from './shield/shield.decorator.js';
 export { JwtShield } from './shield/jwt-shield.decorator.js';
 export { SessionShield } from './shield/session-shield.decorator.js';
 export { Authorize, type AuthorizeOptions } from './shield/authorize.decorator.js';
+export { AllowAnonymous } from './shield/allow-anonymous.decorator.js';
+export { RateLimit, type RateLimitKey, type RateLimitOptions, type RateLimitRule } from './shield/rate-limit.decorator.js';
 export { ShieldEnforcer } from './shield/shield-enforcer.js';
 export { JwtAuth } from './shield/jwt-auth.js';
 export { SessionAuth } from './shield/session-auth.js';
@@ -73,4 +78,4 @@ export { Portal } from './realtime/portal.decorator.js';
 export { Gate } from './realtime/gate.decorator.js';
 export type { GateContext } from './realtime/connection-context.js';
 export { GateDispatcher, type PortalClass } from './realtime/gate-dispatcher.js';
-export { ConnectionRegistry } from './realtime/connection-registry.js';
+export { ConnectionRegistry, MAX_PUSH_FRAME_BYTES } from './realtime/connection-registry.js';

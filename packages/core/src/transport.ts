@@ -9,8 +9,11 @@
 
 // credentials and shield plans
 export { bearerCredential, bearerCredentialOf, severalAuthorizations } from './shield/bearer-credential.js';
-export { readShieldPlan, shieldPlan, type ShieldPlan } from './shield/shield-plan-reader.js';
+export { readShieldPlan, shieldPlan, type PlannedRateLimit, type ShieldPlan } from './shield/shield-plan-reader.js';
 export type { EnforceResult } from './contracts/refusals.js';
+
+// authenticated UDP datagrams
+export { udpMac, udpMacMatches } from './key/udp-keyring.js';
 
 // start-up: building a controller, portal or shield, with errors a person can act on
 export { resolveAtStartup } from './config/startup-diagnosis.js';

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { PortcullisError, sessionKey, TokenError } from '@portcullis/core';
+import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
 import { claimsOf, createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
@@ -131,16 +132,102 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
       if (result.kind !== 'session') throw new Error('expected a session pair');
       expect(await h.sessions.validate(result.session.accessToken)).toMatchObject({ id: 'alice', name: 'Alice' });
       expect(await h.sessions.validate(old.accessToken)).toBeUndefined();
-      await expect(h.sessions.refresh(old.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       await expect(h.sessions.refresh(old.accessToken)).rejects.toBeInstanceOf(TokenError);
-      expect(events).toEqual([{ kind: 'revoked', sessionKeys: [sessionKey(old.accessToken)], jtis: [] }]);
+      expect(events).toEqual([
+        { kind: 'revoked', sessionKeys: [sessionKey(old.accessToken)], jtis: [], successors: [{ from: sessionKey(old.accessToken), to: result.session.accessToken }] },
+      ]);
     });
 
-    it('lets one of 20 concurrent refreshes of one session refresh token win', async () => {
+    it('takes a used session refresh token presented again for theft: it revokes the successor (grace 0)', async () => {
+      const old = await h.sessions.upgrade(login().accessToken);
+      const result = await h.sessions.refresh(old.refreshToken);
+      if (result.kind !== 'session') throw new Error('expected a session pair');
+      events.length = 0;
+      await expect(h.sessions.refresh(old.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      expect(await h.sessions.validate(result.session.accessToken)).toBeUndefined();
+      expect(events).toEqual([{ kind: 'revoked', sessionKeys: [sessionKey(result.session.accessToken)], jtis: [] }]);
+      await expect(h.sessions.refresh(result.session.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+    });
+
+    it('lets one of 20 concurrent refreshes of one session refresh token rotate; with grace 0 the others are reuse and end it', async () => {
       const session = await h.sessions.upgrade(login().accessToken);
       const results = await Promise.allSettled(Array.from({ length: 20 }, () => h.sessions.refresh(session.refreshToken)));
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-      expect(await h.sessions.revokeAllFor('alice')).toBe(1);
+      expect(await h.sessions.revokeAllFor('alice')).toBe(0);
+    });
+
+    describe('within refresh-reuse-grace-seconds', () => {
+      let g: SessionHarness;
+      const keyPrefix = `grace-${provider}-${Date.now()}`;
+      beforeEach(async () => {
+        g = await createHarness({ provider, redisUrl, security: { 'refresh-reuse-grace-seconds': 2 } }, keyPrefix);
+      });
+      const dumpCache = async (): Promise<string> => {
+        if (provider === 'inmemory') {
+          const entries = (g.stores.cache as unknown as { entries: Map<string, { value: unknown }> }).entries;
+          return JSON.stringify([...entries].map(([key, entry]) => [key, entry.value instanceof Set ? [...entry.value] : entry.value]));
+        }
+        const admin = createClient({ url: redisUrl! });
+        await admin.connect();
+        const keys = await admin.keys(`${keyPrefix}:*`);
+        const values = await Promise.all(keys.map(async (key) => ((await admin.type(key)) === 'set' ? admin.sMembers(key) : admin.get(key))));
+        await admin.close();
+        return JSON.stringify([keys, values]);
+      };
+      afterEach(async () => {
+        vi.useRealTimers();
+        await g.close();
+      });
+
+      it('answers 20 concurrent refreshes of one session refresh token with the same successor and revokes nothing', async () => {
+        const session = await g.sessions.upgrade(g.issuer.issueLoginPair('dora', { name: 'Dora' }).accessToken);
+        const results = await Promise.all(Array.from({ length: 20 }, () => g.sessions.refresh(session.refreshToken)));
+        const pairs = new Set(results.map((r) => (r.kind === 'session' ? `${r.session.accessToken} ${r.session.refreshToken}` : 'login')));
+        expect(pairs.size).toBe(1);
+        const [first] = results;
+        if (first?.kind !== 'session') throw new Error('expected a session pair');
+        expect(first.session.principal).toMatchObject({ id: 'dora', name: 'Dora' });
+        expect(await g.sessions.validate(first.session.accessToken)).toMatchObject({ id: 'dora' });
+        expect(await g.sessions.revokeAllFor('dora')).toBe(1);
+      });
+
+      it('answers a repeated JWT refresh with the identical login pair and keeps the login', async () => {
+        const pair = g.issuer.issueLoginPair('erin', { name: 'Erin' });
+        const [a, b] = await Promise.all([g.sessions.refresh(pair.refreshToken), g.sessions.refresh(pair.refreshToken)]);
+        if (a.kind !== 'login' || b.kind !== 'login') throw new Error('expected login pairs');
+        expect(b.pair.accessToken).toBe(a.pair.accessToken);
+        expect(b.pair.refreshToken).toBe(a.pair.refreshToken);
+        expect(await g.sessions.refresh(a.pair.refreshToken)).toMatchObject({ kind: 'login' });
+      });
+
+      it('past the grace takes the reuse for theft: a session successor ends, a JWT login ends', async () => {
+        const session = await g.sessions.upgrade(g.issuer.issueLoginPair('finn', { name: 'Finn' }).accessToken);
+        const pair = g.issuer.issueLoginPair('finn', { name: 'Finn' });
+        const next = await g.sessions.refresh(session.refreshToken);
+        const nextLogin = await g.sessions.refresh(pair.refreshToken);
+        if (next.kind !== 'session' || nextLogin.kind !== 'login') throw new Error('expected both kinds');
+        await sleep(2100);
+        await expect(g.sessions.refresh(session.refreshToken)).rejects.toMatchObject({ code: 'invalid_token', reason: 'revoked' });
+        expect(await g.sessions.validate(next.session.accessToken)).toBeUndefined();
+        await expect(g.sessions.refresh(pair.refreshToken)).rejects.toMatchObject({ code: 'invalid_token' });
+        await expect(g.sessions.refresh(nextLogin.pair.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
+      });
+
+      it('keeps no successor a reader of the cache could use: the kept successor is sealed under the used token', async () => {
+        const session = await g.sessions.upgrade(g.issuer.issueLoginPair('gail', { name: 'Gail' }).accessToken);
+        const next = await g.sessions.refresh(session.refreshToken);
+        if (next.kind !== 'session') throw new Error('expected a session pair');
+        const dump = await dumpCache();
+        expect(dump).toContain('refresh-successor');
+        expect(dump).not.toContain(next.session.accessToken);
+        expect(dump).not.toContain(next.session.refreshToken);
+      });
+    });
+
+    it('refuses a refresh token of another principal when the caller names its own, using nothing up', async () => {
+      const session = await h.sessions.upgrade(login().accessToken);
+      await expect(h.sessions.refresh(session.refreshToken, 'mallory')).rejects.toMatchObject({ code: 'forbidden' });
+      expect(await h.sessions.refresh(session.refreshToken, 'alice')).toMatchObject({ kind: 'session' });
     });
 
     it('rotates a JWT refresh token within its family, and reuse revokes the family', async () => {

@@ -152,7 +152,7 @@ describe.skipIf(!hasRedis)(label('Redis outage'), () => {
     await expect(h.sessions.upgrade(h.issuer.issueLoginPair('outage').accessToken)).rejects.toMatchObject(unavailable);
     await expect(h.sessions.refresh(session.refreshToken)).rejects.toMatchObject(unavailable);
     await expect(h.sessions.revoke(session.accessToken)).rejects.toMatchObject(unavailable);
-    await expect(h.lockout.registerFailure('outage')).rejects.toMatchObject(unavailable);
+    await expect(h.lockout.claimAccountAttempt('outage')).rejects.toMatchObject(unavailable);
     await expect(h.lockout.isLocked('outage')).rejects.toMatchObject(unavailable);
 
     await redis.restart();

@@ -25,6 +25,7 @@ export const ERROR_CODES = Object.freeze([
   'not_found',
   'bad_request',
   'unavailable',
+  'rate_limited',
   'overloaded',
   'internal',
 ] as const);
@@ -58,6 +59,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /**
  * The codes a real-time reply (and an auth reply) carries. `unavailable` means the
  * credential could not be checked because a backing store is down (fail closed);
+ * `rate_limited` means the caller sent more than the gate's `@RateLimit` allows in
+ * its window, and the reply's `error.retryAfterMs` says when to send again;
  * `overloaded` means the server was too far behind to run the gate and refused it
  * unrun (the reply's `retryAfterMs` says when to try again).
  *
@@ -67,7 +70,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
  * socket.send(encodeReply(errorReply(request.id, code)));
  * ```
  */
-export type WireErrorCode = Extract<ErrorCode, 'unauthorized' | 'forbidden' | 'not_found' | 'bad_request' | 'internal' | 'unavailable' | 'overloaded'>;
+export type WireErrorCode = Extract<ErrorCode, 'unauthorized' | 'forbidden' | 'not_found' | 'bad_request' | 'internal' | 'unavailable' | 'rate_limited' | 'overloaded'>;
 
 /**
  * The fixed, client-safe message of each real-time code; the one message table.
@@ -84,6 +87,7 @@ export const WIRE_ERROR_MESSAGES: Readonly<Record<WireErrorCode, string>> = Obje
   bad_request: 'a request is a JSON object {"id": <number>, "portal": <string>, "gate": <string>, "data": <any>}',
   internal: 'the gate failed',
   unavailable: 'authentication is temporarily unavailable',
+  rate_limited: 'too many requests; retry later',
   overloaded: 'the server is overloaded; the gate was not run',
 });
 

@@ -8,6 +8,11 @@ describe('replies', () => {
     expect(errorReply(3, 'unauthorized', 'the credential was revoked')).toEqual({ id: 3, ok: false, error: { code: 'unauthorized', message: 'the credential was revoked' } });
   });
 
+  it('carries the retry hint of rate_limited as whole milliseconds', () => {
+    expect(errorReply(4, 'rate_limited', undefined, 249.2)).toEqual({ id: 4, ok: false, error: { code: 'rate_limited', message: 'too many requests; retry later', retryAfterMs: 250 } });
+    expect(errorReply(5, 'rate_limited')).toEqual({ id: 5, ok: false, error: { code: 'rate_limited', message: 'too many requests; retry later' } });
+  });
+
   it('encodes a reply as JSON, and a result JSON cannot carry as internal for the same id', () => {
     expect(encodeReply({ id: 1, ok: true, data: 'pong' })).toBe('{"id":1,"ok":true,"data":"pong"}');
     expect(JSON.parse(encodeReply({ id: 2, ok: true, data: 10n }))).toEqual({ id: 2, ok: false, error: { code: 'internal', message: 'the gate failed' } });

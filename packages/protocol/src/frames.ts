@@ -32,7 +32,7 @@ export interface GateRequest {
 export interface WireError {
   readonly code: WireErrorCode;
   readonly message: string;
-  /** On `overloaded` (and other refusals that pass): wait at least this long before trying again. */
+  /** With `rate_limited` or `overloaded`: milliseconds (whole) to wait before sending that request again. */
   readonly retryAfterMs?: number;
 }
 
@@ -74,37 +74,44 @@ export interface PushFrame {
  * const kind: FrameKind = frameKind(frame);
  * ```
  */
-export type FrameKind = 'reply' | 'auth' | 'push';
+export type FrameKind = 'reply' | 'auth' | 'refresh' | 'push';
 
 /**
  * Tells a reply (an `id`, numeric or null, and a boolean `ok`), an auth answer
- * (`type: "auth"`) and a push (anything else, typically with its own `type`) apart.
+ * (`type: "auth"`), a refresh answer (`type: "refresh"`) and a push (anything else,
+ * typically with its own `type`) apart.
  *
  * @example
  * ```ts
  * frameKind({ id: 1, ok: true, data: 'pong' });       // 'reply'
  * frameKind({ type: 'auth', ok: true });               // 'auth'
+ * frameKind({ type: 'refresh', ok: false, error });    // 'refresh'
  * frameKind({ type: 'event', data: 'match found' });   // 'push'
  * ```
  */
 export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
   const { type } = frame;
-  if (typeof type === 'string') return type === 'auth' ? 'auth' : 'push';
+  if (typeof type === 'string') return type === 'auth' || type === 'refresh' ? type : 'push';
   const { id } = frame;
   return (typeof id === 'number' || id === null) && typeof frame['ok'] === 'boolean' ? 'reply' : 'push';
 }
 
 /**
- * Builds a failed reply; `message` defaults to the code's fixed text.
+ * Builds a failed reply; `message` defaults to the code's fixed text. A
+ * `retryAfterMs` (for `rate_limited`, `overloaded`) is added to the error as a whole number of
+ * milliseconds.
  *
  * @example
  * ```ts
  * errorReply(null, 'bad_request');
  * errorReply(7, 'overloaded', undefined, 500); // {"id":7,"ok":false,"error":{"code":"overloaded",…,"retryAfterMs":500}}
+ * errorReply(7, 'rate_limited', undefined, 250); // error: { code: 'rate_limited', message, retryAfterMs: 250 }
  * ```
  */
 export function errorReply(id: number | null, code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code], retryAfterMs?: number): GateReply {
-  return { id, ok: false, error: retryAfterMs === undefined ? { code, message } : { code, message, retryAfterMs } };
+  return retryAfterMs === undefined
+    ? { id, ok: false, error: { code, message } }
+    : { id, ok: false, error: { code, message, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) } };
 }
 
 /**

@@ -30,6 +30,11 @@ export interface LoginResponse {
 export interface UpgradeResponse extends LoginResponse {
   readonly accessExpiration: string;
   readonly refreshExpiration: string;
+  /**
+   * The session's UDP key, 32 bytes as base64url: the MAC key of authenticated
+   * UDP datagrams (see `layUdpDatagram`). Absent from servers that do not issue one.
+   */
+  readonly udpKey?: string;
 }
 
 /**
@@ -75,7 +80,8 @@ export function readUpgradeResponse(body: unknown): UpgradeResponse | undefined 
   const accessExpiration = date(body, 'accessExpiration');
   const refreshExpiration = date(body, 'refreshExpiration');
   if (login === undefined || accessExpiration === undefined || refreshExpiration === undefined) return undefined;
-  return { ...login, accessExpiration, refreshExpiration };
+  const udpKey = text(body, 'udpKey');
+  return udpKey === undefined ? { ...login, accessExpiration, refreshExpiration } : { ...login, accessExpiration, refreshExpiration, udpKey };
 }
 
 /**
@@ -104,4 +110,70 @@ function text(body: unknown, name: string): string | undefined {
 function date(body: unknown, name: string): string | undefined {
   const value = text(body, name);
   return value !== undefined && !Number.isNaN(new Date(value).getTime()) ? value : undefined;
+}
+
+/**
+ * One login of the caller in the session inventory (`GET /auth/sessions`). `id` is
+ * opaque: it names the login for `DELETE /auth/sessions/{id}` and is no token.
+ *
+ * @example
+ * ```ts
+ * const other = (await client.listSessions()).find((s: SessionSummary) => !s.current);
+ * ```
+ */
+export interface SessionSummary {
+  readonly id: string;
+  /** ISO 8601 UTC: when the login was made. */
+  readonly createdAt: string;
+  /** ISO 8601 UTC: its last refresh (or the login itself). */
+  readonly refreshedAt: string;
+  /** The client address of the login, when known. */
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+  /** True once the login was upgraded to a session. */
+  readonly upgraded: boolean;
+  /** True for the login of the token that asked. */
+  readonly current: boolean;
+}
+
+/**
+ * The body of `GET /auth/sessions`: the caller's live logins, newest first.
+ *
+ * @example
+ * ```ts
+ * const body: SessionsResponse = { sessions: [] };
+ * ```
+ */
+export interface SessionsResponse {
+  readonly sessions: readonly SessionSummary[];
+}
+
+/**
+ * Reads a session inventory; undefined unless it has the shape of {@link SessionsResponse}.
+ *
+ * @example
+ * ```ts
+ * const inventory = readSessionsResponse(await response.json());
+ * inventory?.sessions.forEach((s) => console.log(s.id, s.userAgent, s.current));
+ * ```
+ */
+export function readSessionsResponse(body: unknown): SessionsResponse | undefined {
+  const sessions = field(body, 'sessions');
+  if (!Array.isArray(sessions)) return undefined;
+  const read: SessionSummary[] = [];
+  for (const entry of sessions) {
+    const id = text(entry, 'id');
+    const createdAt = date(entry, 'createdAt');
+    const refreshedAt = date(entry, 'refreshedAt');
+    const upgraded = field(entry, 'upgraded');
+    const current = field(entry, 'current');
+    if (id === undefined || createdAt === undefined || refreshedAt === undefined || typeof upgraded !== 'boolean' || typeof current !== 'boolean') return undefined;
+    read.push({ id, createdAt, refreshedAt, ip: nullableText(entry, 'ip'), userAgent: nullableText(entry, 'userAgent'), upgraded, current });
+  }
+  return { sessions: read };
+}
+
+function nullableText(body: unknown, name: string): string | null {
+  const value = field(body, name);
+  return typeof value === 'string' ? value : null;
 }

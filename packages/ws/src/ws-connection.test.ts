@@ -33,7 +33,7 @@ function deferredReplies() {
   const pending: Array<(reply: GateReply) => void> = [];
   const dispatcher = {
     dispatchText: () => new Promise<GateReply>((resolve) => pending.push(resolve)),
-    dispatch: () => Promise.reject(new Error('not used')),
+    dispatch: () => new Promise<GateReply>((resolve) => pending.push(resolve)),
     admit: () => Promise.reject(new Error('not used')),
   };
   return { dispatcher, answer: (i: number, size: number, char = 'x') => pending[i]!({ id: i, ok: true, data: char.repeat(size) }) };

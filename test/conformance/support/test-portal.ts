@@ -1,6 +1,6 @@
 /**
  * The portal every transport is tested against: an open gate, a session gate, a
- * JWT gate, a custom shield, a gate that throws, and an echo.
+ * JWT gate, a custom shield, a gate that throws, an echo, and a rate-limited gate.
  */
 import 'reflect-metadata';
 import { injectable } from 'tsyringe';
@@ -9,6 +9,7 @@ import {
   JwtAuth,
   JwtShield,
   Portal,
+  RateLimit,
   SessionShield,
   Shield,
   type AuthContext,
@@ -16,6 +17,9 @@ import {
   type ShieldAuth,
   type ShieldResult,
 } from '@portcullis/core';
+
+/** Requests per connection the `limited` gate answers in its (one-hour) window. */
+export const LIMITED_PER_CONNECTION = 5;
 
 /** Thrown by the `boom` gate; must never reach a client. */
 export const SECRET_DETAIL = 'db password is hunter2';
@@ -71,5 +75,12 @@ export class TestGamePortal {
   @Gate('echo')
   echo(data: unknown): unknown {
     return data;
+  }
+
+  /** An open gate limited per connection (rate-limit and fuzz tests). */
+  @RateLimit({ limit: LIMITED_PER_CONNECTION, windowSeconds: 3600, by: 'connection' })
+  @Gate('limited')
+  limited(): string {
+    return 'within the limit';
   }
 }

@@ -26,7 +26,7 @@ export interface FuzzInput {
 
 const WORDS = [
   '{', '}', '[', ']', ',', ':', '"id"', '"portal"', '"gate"', '"data"', '"token"', '"type"', '"auth"', '"/game"', '"move"',
-  '"ping"', '"whoami"', '"echo"', '"boom"', '"x"', '"y"', 'null', 'true', 'false', '0', '-1', '1e309', '1.5', '9007199254740993',
+  '"ping"', '"whoami"', '"echo"', '"boom"', '"limited"', '"rate_limited"', '"retryAfterMs"', '"x"', '"y"', 'null', 'true', 'false', '0', '-1', '1e309', '1.5', '9007199254740993',
   '"__proto__"', '"constructor"', '"prototype"', '"toString"', '"valueOf"', '"then"', '""', '"\\u0000"', '"\\ud800"', '"é"',
   '"a;session"', '"00000000-0000-4000-8000-000000000000;session"', '"eyJhbGciOiJub25lIn0.e30."', ' ', '\n', '"\\"',
 ];
@@ -48,6 +48,7 @@ export function validMessages(token = '00000000-0000-4000-8000-000000000000;sess
     JSON.stringify({ id: 2, portal: '/game', gate: 'move', data: { x: 1, y: 2 } }),
     JSON.stringify({ id: 3, portal: '/game', gate: 'whoami', data: null, token }),
     JSON.stringify({ id: 4, portal: '/game', gate: 'echo', data: { nested: [1, 'two', { three: 3 }] } }),
+    JSON.stringify({ id: 5, portal: '/game', gate: 'limited', data: { retryAfterMs: -1 } }),
     JSON.stringify({ type: 'auth', token }),
     JSON.stringify({ type: 'auth', token: null }),
   ];

@@ -6,8 +6,13 @@ import type { CredentialKind, CredentialSource } from '../realtime/connection-ty
 import { RealtimeConnection } from '../realtime/realtime-connection.js';
 import type { RealtimeTransport } from '../realtime/realtime-transport.js';
 import { webSocketTransport } from '../realtime/web-socket-transport.js';
-import { CredentialRenewer, TOKEN_REFUSED } from '../tokens/credential-renewer.js';
+import type { SessionSummary } from '@portcullis/protocol';
+import { CredentialRenewer, revived, TOKEN_REFUSED } from '../tokens/credential-renewer.js';
+import { browserTabCoordinator, type TabCoordinator } from '../tokens/tab-coordinator.js';
+import { jwtExpiresAt } from '../tokens/jwt-expiry.js';
 import { TokenKeeper, type HeldTokens } from '../tokens/token-keeper.js';
+
+const jwtExpiry = (token: string): number => jwtExpiresAt(token) ?? Number.NaN;
 
 /**
  * Options of {@link PortcullisClient}.
@@ -36,6 +41,12 @@ export interface PortcullisClientOptions {
   readonly now?: () => number;
   /** Tokens are renewed this long before their known expiry (5,000 ms). */
   readonly expirySkewMs?: number;
+  /**
+   * In a browser, tabs of one origin share each refresh (Web Locks, else a
+   * BroadcastChannel), so no refresh token is presented twice. Default true; it does
+   * nothing outside a browser.
+   */
+  readonly shareRefreshAcrossTabs?: boolean;
 }
 
 /**
@@ -55,6 +66,8 @@ export interface ConnectOptions {
   readonly handshakeTimeoutMs?: number;
   /** Reconnect spacing, or `false` to close on the first drop. */
   readonly reconnect?: Partial<BackoffOptions> | false;
+  /** `wait` (default): back off a gate that answered `rate_limited` and send again; `reject`: reject at once. */
+  readonly rateLimited?: 'wait' | 'reject';
 }
 
 function defaultBaseUrl(): string {
@@ -83,12 +96,24 @@ export class PortcullisClient implements CredentialSource {
   readonly #keeper: TokenKeeper;
   readonly #renewer: CredentialRenewer;
   readonly #connections = new Set<RealtimeConnection>();
+  readonly #now: () => number;
+  readonly #skewMs: number;
+  #renewal: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: PortcullisClientOptions = {}) {
     this.api = new AuthApi(options.baseUrl ?? defaultBaseUrl(), options.fetch);
-    this.#keeper = new TokenKeeper(options.now ?? Date.now, options.expirySkewMs ?? 5_000, options.tokens);
+    this.#now = options.now ?? Date.now;
+    this.#skewMs = options.expirySkewMs ?? 5_000;
+    this.#keeper = new TokenKeeper(this.#now, this.#skewMs, options.tokens);
     const reauthenticate = options.reauthenticate;
-    this.#renewer = new CredentialRenewer(this.api, this.#keeper, reauthenticate && (() => reauthenticate(this)));
+    const tabs = options.shareRefreshAcrossTabs === false ? undefined : browserTabCoordinator(this.api.baseUrl);
+    this.#renewer = new CredentialRenewer(this.api, this.#keeper, reauthenticate && (() => reauthenticate(this)), {
+      inBand: (token) => this.#inBandRefresh(token),
+      tabs,
+      rotated: (result, replaced) => this.#rotated(result, replaced),
+    });
+    if (tabs !== undefined) this.#followOtherTabs(tabs);
+    this.#keeper.onChange(() => this.#scheduleRenewal());
   }
 
   /** The tokens held now (a frozen snapshot). */
@@ -136,6 +161,7 @@ export class PortcullisClient implements CredentialSource {
    */
   async logout(): Promise<void> {
     for (const connection of [...this.#connections]) connection.close();
+    clearTimeout(this.#renewal);
     const session = this.#keeper.held.session?.accessToken;
     let jwt: string | undefined;
     try {
@@ -176,11 +202,119 @@ export class PortcullisClient implements CredentialSource {
       ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
       ...(options.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: options.handshakeTimeoutMs }),
       ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+      ...(options.rateLimited === undefined ? {} : { rateLimited: options.rateLimited }),
     });
     this.#connections.add(connection);
-    connection.on('close', () => this.#connections.delete(connection));
+    connection.on('close', () => {
+      this.#connections.delete(connection);
+      this.#scheduleRenewal();
+    });
     await connection.open();
+    this.#scheduleRenewal();
     return connection;
+  }
+
+  /**
+   * `GET /auth/sessions`: this account's live logins, newest first, this client's own
+   * marked `current`.
+   *
+   * @example
+   * ```ts
+   * for (const s of await client.listSessions()) console.log(s.userAgent, s.ip, s.current ? '(this device)' : '');
+   * ```
+   */
+  async listSessions(): Promise<readonly SessionSummary[]> {
+    return this.api.listSessions(await this.#bearer());
+  }
+
+  /**
+   * `DELETE /auth/sessions/{id}`: ends one login of this account everywhere (its tokens
+   * and sockets); `not_found` when the id is not one of this account's.
+   *
+   * @example
+   * ```ts
+   * await client.endSession(stolen.id);
+   * ```
+   */
+  async endSession(id: string): Promise<void> {
+    await this.api.endSessions(await this.#bearer(), id);
+  }
+
+  /**
+   * `DELETE /auth/sessions`: ends every login of this account except this client's.
+   *
+   * @example
+   * ```ts
+   * await client.endOtherSessions(); // "log out everywhere else"
+   * ```
+   */
+  async endOtherSessions(): Promise<void> {
+    await this.api.endSessions(await this.#bearer());
+  }
+
+  /** The session access token when a session is held, else the JWT (renewed if needed). */
+  async #bearer(): Promise<string> {
+    return this.#keeper.held.session !== undefined ? this.credential('session') : this.credential('jwt');
+  }
+
+  /** A session refresh goes in band over an open connection that holds the session, when there is one. */
+  #inBandRefresh(refreshToken: string): Promise<SessionTokens> | undefined {
+    const access = this.#keeper.held.session?.accessToken;
+    for (const connection of this.#connections) {
+      if (connection.inBand && connection.credentialToken === access) return connection.refreshInBand(refreshToken);
+    }
+    return undefined;
+  }
+
+  /** A rotation moved this client's connections on the server: session ones follow, JWT ones take the new JWT in band. */
+  #rotated(result: RefreshResult, replaced: string | undefined): void {
+    for (const connection of this.#connections) {
+      if (result.kind === 'session') {
+        if (replaced !== undefined) connection.adopt(replaced, result.tokens.accessToken);
+      } else if (connection.inBand && connection.credentialToken === replaced) {
+        connection.reauthenticate(result.tokens.accessToken).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Another tab rotated the tokens this tab holds: take its answer. */
+  #followOtherTabs(tabs: TabCoordinator): void {
+    tabs.onRotation(async (open) => {
+      const held = this.#keeper.held;
+      for (const token of [held.session?.refreshToken, held.login?.refreshToken]) {
+        if (token === undefined) continue;
+        const rotation = await open(token);
+        if (rotation === undefined) continue;
+        const result = revived(rotation);
+        this.#renewer.adopt(result, result.kind === 'session' ? held.session?.accessToken : held.login?.accessToken);
+      }
+    });
+  }
+
+  /**
+   * While connections are open, their credential is renewed ahead of its expiry (in band
+   * where it can be), so a long match never sees it expire.
+   */
+  #scheduleRenewal(): void {
+    clearTimeout(this.#renewal);
+    this.#renewal = undefined;
+    const kinds = new Set([...this.#connections].map((c) => c.credentialKind));
+    const held = this.#keeper.held;
+    const due = [
+      kinds.has('session') && held.session ? { kind: 'session' as const, at: held.session.accessExpiration.getTime() } : undefined,
+      kinds.has('jwt') && held.login?.accessToken ? { kind: 'login' as const, at: jwtExpiry(held.login.accessToken) } : undefined,
+    ].filter((d): d is { kind: 'session' | 'login'; at: number } => d !== undefined && Number.isFinite(d.at));
+    if (due.length === 0) return;
+    const next = due.reduce((a, b) => (a.at <= b.at ? a : b));
+    const lifetime = next.at - this.#now();
+    // Already expired by this client's clock (or its clock runs ahead): requests renew it when they need it.
+    if (lifetime <= this.#skewMs) return;
+    const delay = Math.max(0, lifetime - Math.min(2 * this.#skewMs, lifetime / 3));
+    this.#renewal = setTimeout(() => {
+      this.#renewal = undefined;
+      this.refresh(next.kind).catch(() => this.#scheduleRenewal());
+    }, delay);
+    (this.#renewal as { unref?: () => void }).unref?.();
   }
 
   /** A usable credential of `kind`, renewed first (refresh, upgrade, `reauthenticate`) when expired. */
@@ -196,6 +330,12 @@ export class PortcullisClient implements CredentialSource {
   /** The credential of `kind` held now, if still usable by the clock. */
   peekCredential(kind: 'session' | 'jwt'): string | undefined {
     return this.#renewer.peekCredential(kind);
+  }
+
+  /** The UDP key the server issued with this session access token, while the client holds that session. */
+  udpKeyOf(accessToken: string): string | undefined {
+    const session = this.#keeper.held.session;
+    return session?.accessToken === accessToken ? session.udpKey : undefined;
   }
 
   #loggedIn(tokens: LoginTokens): LoginTokens {

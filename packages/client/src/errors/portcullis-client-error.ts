@@ -69,8 +69,10 @@ export function isServerErrorCode(code: unknown): code is PortcullisServerErrorC
 export interface PortcullisClientErrorDetails {
   /** HTTP status of the answer, when there was one. */
   readonly status?: number;
-  /** Seconds from `Retry-After` (429 `locked_out`). */
+  /** Seconds from `Retry-After` (429 `locked_out`, 429 `rate_limited`). */
   readonly retryAfterSeconds?: number;
+  /** Milliseconds until a request may pass again: a `rate_limited` reply's hint, or `Retry-After` in ms. */
+  readonly retryAfterMs?: number;
   readonly cause?: unknown;
 }
 
@@ -83,6 +85,7 @@ export interface PortcullisClientErrorDetails {
  * try { await client.loginWithUsername('alice', 'wrong'); } catch (e) {
  *   if (e instanceof PortcullisClientError && e.code === 'invalid_credentials') showLoginError();
  *   if (e instanceof PortcullisClientError && e.code === 'locked_out') wait(e.retryAfterSeconds);
+ *   if (e instanceof PortcullisClientError && e.code === 'rate_limited') slowDown(e.retryAfterMs);
  * }
  * ```
  */
@@ -91,13 +94,16 @@ export class PortcullisClientError extends Error {
   /** HTTP status, or `undefined` for real-time replies and local failures. */
   readonly status: number | undefined;
   readonly retryAfterSeconds: number | undefined;
+  /** With `rate_limited` (and `locked_out` over HTTP): milliseconds until the caller may try again. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(code: PortcullisClientErrorCode, message: string, details: PortcullisClientErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'PortcullisClientError';
     this.code = code;
     this.status = details.status;
-    this.retryAfterSeconds = details.retryAfterSeconds;
+    this.retryAfterSeconds = details.retryAfterSeconds ?? (details.retryAfterMs === undefined ? undefined : Math.ceil(details.retryAfterMs / 1000));
+    this.retryAfterMs = details.retryAfterMs ?? (details.retryAfterSeconds === undefined ? undefined : details.retryAfterSeconds * 1000);
   }
 }
 

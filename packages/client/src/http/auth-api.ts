@@ -4,6 +4,7 @@ import {
   type LoginTokens, type RefreshResult, type SessionTokens,
 } from './auth-responses.js';
 import { errorFromResponse } from './error-from-response.js';
+import { readSessionsResponse, type SessionSummary } from '@portcullis/protocol';
 
 /**
  * The fetch function the client uses; `globalThis.fetch` by default.
@@ -92,6 +93,22 @@ export class AuthApi {
   /** `POST /auth/logout` with a session token or a JWT as bearer. */
   async logout(bearer: string): Promise<void> {
     const response = await this.send('/auth/logout', { method: 'POST' }, bearer);
+    if (!response.ok) throw await errorFromResponse(response);
+  }
+
+  /** `GET /auth/sessions`: the caller's live logins, newest first. */
+  async listSessions(bearer: string): Promise<readonly SessionSummary[]> {
+    const response = await this.send('/auth/sessions', { method: 'GET' }, bearer);
+    if (!response.ok) throw await errorFromResponse(response);
+    const inventory = readSessionsResponse(await response.json().catch(() => undefined));
+    if (inventory === undefined) throw new PortcullisClientError('unexpected_response', '/auth/sessions answered a body that is not a session list', { status: response.status });
+    return inventory.sessions;
+  }
+
+  /** `DELETE /auth/sessions/{id}` (one login), or `DELETE /auth/sessions` (every other login) without an id. */
+  async endSessions(bearer: string, id?: string): Promise<void> {
+    const path = id === undefined ? '/auth/sessions' : `/auth/sessions/${encodeURIComponent(id)}`;
+    const response = await this.send(path, { method: 'DELETE' }, bearer);
     if (!response.ok) throw await errorFromResponse(response);
   }
 

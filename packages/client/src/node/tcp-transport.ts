@@ -50,6 +50,9 @@ function openTcp(options: TcpTransportOptions, request: LinkRequest, sink: LinkS
       if (socket.destroyed || !socket.writable) throw new PortcullisClientError('connection_closed', 'the TCP connection is closed');
       socket.write(encodeFrame(JSON.stringify(frame)));
     },
+    control(frame) {
+      link.send(frame as never);
+    },
     settle() {},
     close() { closedByUs = true; socket.destroy(); },
   };
@@ -75,9 +78,10 @@ function openTcp(options: TcpTransportOptions, request: LinkRequest, sink: LinkS
       for (const frame of frames) {
         const answer = frameKind(frame) === 'auth' ? readAuthReply(frame) : undefined;
         if (authenticated) {
-          // A revoked credential is announced with a failed auth answer before the server closes.
-          if (answer?.ok === false) refusedLater = true;
-          else sink.frame(frame);
+          // A revoked credential is announced with a failed auth answer before the server closes;
+          // any other refusal answers a second auth frame and the connection stays.
+          if (answer?.ok === false && answer.error.code === 'unauthorized') refusedLater = true;
+          sink.frame(frame);
           continue;
         }
         if (answer === undefined) continue;

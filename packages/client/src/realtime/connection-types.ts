@@ -35,6 +35,8 @@ export interface CredentialSource {
   renewCredential(kind: 'session' | 'jwt', refused: string): Promise<string>;
   /** The credential now held if it is still usable by the clock, without renewing. */
   peekCredential(kind: 'session' | 'jwt'): string | undefined;
+  /** The UDP key the server issued with this session access token, if known. */
+  udpKeyOf?(accessToken: string): string | undefined;
 }
 
 /**
@@ -83,6 +85,15 @@ export interface RealtimeConnectionOptions {
   readonly handshakeTimeoutMs?: number;
   /** Reconnect spacing, or `false` to close instead of reconnecting. */
   readonly reconnect?: Partial<BackoffOptions> | false;
+  /**
+   * What a `rate_limited` (or `overloaded`) reply does; either means the gate did not
+   * run. `wait` (default): the connection backs off
+   * that gate for the reply's `retryAfterMs` (later requests to it wait too) and
+   * sends the refused request again, unless its timeout would pass first, in which
+   * case it rejects with that code at once. `reject`: the request rejects with
+   * the code (its `retryAfterMs` says when to try again).
+   */
+  readonly rateLimited?: 'wait' | 'reject';
 }
 
 /**

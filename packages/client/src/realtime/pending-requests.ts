@@ -8,6 +8,8 @@ export interface PendingRequest {
   sent: boolean;
   /** Already sent again once after an `unauthorized` reply with a renewed credential. */
   retried: boolean;
+  /** When the request times out (epoch ms). */
+  readonly deadline: number;
   resolve(data: unknown): void;
   reject(error: PortcullisClientError): void;
 }
@@ -18,13 +20,17 @@ export interface PendingRequest {
  * @example
  * ```ts
  * errorFromReply({ id: 1, ok: false, error: { code: 'forbidden', message: 'no' } }).code; // 'forbidden'
+ * errorFromReply({ id: 2, ok: false, error: { code: 'rate_limited', message: 'slow down', retryAfterMs: 250 } }).retryAfterMs; // 250
  * ```
  */
 export function errorFromReply(frame: InboundFrame): PortcullisClientError {
   const error = typeof frame['error'] === 'object' && frame['error'] !== null ? (frame['error'] as Record<string, unknown>) : {};
   const code = isServerErrorCode(error['code']) ? error['code'] : 'unexpected_response';
   const message = typeof error['message'] === 'string' ? error['message'] : 'the request was refused';
-  return new PortcullisClientError(code, message);
+  const hint = error['retryAfterMs'];
+  return typeof hint === 'number' && Number.isFinite(hint) && hint >= 0
+    ? new PortcullisClientError(code, message, { retryAfterMs: hint })
+    : new PortcullisClientError(code, message);
 }
 
 /**
@@ -55,7 +61,7 @@ export class PendingRequests {
         this.onSettled(frame.id);
       };
       entry = {
-        frame, sent: false, retried: false,
+        frame, sent: false, retried: false, deadline: Date.now() + timeoutMs,
         resolve: (data) => { done(); resolve(data); },
         reject: (error) => { done(); reject(error); },
       };

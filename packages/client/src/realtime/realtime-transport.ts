@@ -3,7 +3,7 @@
  * transport (WebSocket, TCP, UDP). A transport opens authenticated links; the
  * connection does ids, timeouts, push events and reconnects.
  */
-import type { GateRequest } from '@portcullis/protocol';
+import type { AuthFrame, GateRequest, RefreshFrame } from '@portcullis/protocol';
 import type { PortcullisClientError } from '../errors/portcullis-client-error.js';
 
 /**
@@ -67,6 +67,8 @@ export interface LinkSink {
 export interface LinkRequest {
   /** The session token or JWT, or `null` for an anonymous connection. */
   readonly credential: string | null;
+  /** The session's UDP key (base64url) when the credential is a session token the server issued one with. */
+  readonly udpKey?: string;
   /** The client's HTTP base address, for transports that derive their address from it. */
   readonly baseUrl: string;
   /** How long the connect and auth handshake may take. */
@@ -85,6 +87,11 @@ export interface LinkRequest {
 export interface RealtimeLink {
   /** Sends one request; throws a `PortcullisClientError` when it cannot be sent (too large, link closed). */
   send(frame: RequestFrame): void;
+  /**
+   * Sends an in-band refresh or auth frame on an authenticated link; absent where the
+   * transport has no connection (UDP). Throws like `send`.
+   */
+  control?(frame: RefreshFrame | AuthFrame): void;
   /** The reply to `id` arrived or its caller gave up: stop any retransmission. */
   settle(id: number): void;
   /** Closes the link; `closed` is not reported for a close asked for here. */

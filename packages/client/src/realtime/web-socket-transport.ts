@@ -112,6 +112,10 @@ function openSocket(resolved: ResolvedSocket, url: string, request: LinkRequest,
       if (socket.readyState !== OPEN) throw new PortcullisClientError('connection_closed', 'the WebSocket is not open');
       socket.send(JSON.stringify(frame));
     },
+    control(frame) {
+      if (socket.readyState !== OPEN) throw new PortcullisClientError('connection_closed', 'the WebSocket is not open');
+      socket.send(JSON.stringify(frame));
+    },
     settle() {},
     close() { closedByUs = true; socket.close(WS_CLOSE.normal); },
   };

@@ -3,7 +3,25 @@ import type { AuthApi } from '../http/auth-api.js';
 import type { RefreshResult, SessionTokens } from '../http/auth-responses.js';
 import type { CredentialSource } from '../realtime/connection-types.js';
 import { SingleFlight } from '../util/single-flight.js';
+import type { SharedRotation, TabCoordinator } from './tab-coordinator.js';
 import type { TokenKeeper } from './token-keeper.js';
+
+/**
+ * How a {@link CredentialRenewer} presents a refresh token and whom it tells.
+ *
+ * @example
+ * ```ts
+ * const hooks: RenewalHooks = { inBand: (token) => conn.inBand ? conn.refreshInBand(token) : undefined };
+ * ```
+ */
+export interface RenewalHooks {
+  /** Rotates a session over an open connection, or undefined to use `POST /auth/refresh`. */
+  readonly inBand?: (refreshToken: string) => Promise<SessionTokens> | undefined;
+  /** Shares one refresh among the tabs of an origin (browsers). */
+  readonly tabs?: TabCoordinator;
+  /** Called after every rotation with the access token it replaced. */
+  readonly rotated?: (result: RefreshResult, replacedAccessToken: string | undefined) => void;
+}
 
 /** Codes that mean "this token is no good" (as opposed to "the server could not be asked"). */
 export const TOKEN_REFUSED = ['invalid_token', 'unauthorized'] as const;
@@ -13,6 +31,13 @@ export const TOKEN_REFUSED = ['invalid_token', 'unauthorized'] as const;
  * store epoch of a server whose store lost its data): `not_authenticated`, status 401,
  * the refusal as `cause`.
  */
+/** A rotation that went through JSON (another tab) has its expirations as text: dates again. */
+export function revived(rotation: SharedRotation): RefreshResult {
+  if (rotation.kind === 'login') return rotation as RefreshResult;
+  const tokens = rotation.tokens as SessionTokens;
+  return { kind: 'session', tokens: { ...tokens, accessExpiration: new Date(tokens.accessExpiration), refreshExpiration: new Date(tokens.refreshExpiration) } };
+}
+
 function loginGone(what: string, refusal: PortcullisClientError): PortcullisClientError {
   return new PortcullisClientError('not_authenticated', `${what}: the login is gone; log in again`, { status: 401, cause: refusal });
 }
@@ -36,6 +61,7 @@ export class CredentialRenewer implements CredentialSource {
     private readonly api: AuthApi,
     private readonly keeper: TokenKeeper,
     private readonly reauthenticate: (() => Promise<unknown>) | undefined,
+    private readonly hooks: RenewalHooks = {},
   ) {}
 
   refresh(kind: 'session' | 'login'): Promise<RefreshResult> {
@@ -43,17 +69,34 @@ export class CredentialRenewer implements CredentialSource {
       const held = this.keeper.held;
       const token = kind === 'session' ? held.session?.refreshToken : held.login?.refreshToken;
       if (token === undefined) throw new PortcullisClientError('not_authenticated', `no ${kind} refresh token is held`);
+      const replaced = kind === 'session' ? held.session?.accessToken : held.login?.accessToken;
       let result: RefreshResult;
       try {
-        result = await this.api.refresh(token);
+        result = await this.#present(kind, token);
       } catch (error) {
         if (isPortcullisClientError(error, ...TOKEN_REFUSED)) this.#forget(kind, token);
         throw error;
       }
-      if (result.kind === 'session') this.keeper.setSession(result.tokens);
-      else this.keeper.setLogin(result.tokens);
+      this.adopt(result, replaced);
       return result;
     });
+  }
+
+  /** Keeps a rotation (made here or in another tab) and tells the hooks. */
+  adopt(result: RefreshResult, replacedAccessToken: string | undefined): void {
+    if (result.kind === 'session') this.keeper.setSession(result.tokens);
+    else this.keeper.setLogin(result.tokens);
+    this.hooks.rotated?.(result, replacedAccessToken);
+  }
+
+  /** Presents a refresh token once: in band when a connection can, else over HTTP; once for all tabs. */
+  async #present(kind: 'session' | 'login', token: string): Promise<RefreshResult> {
+    const run = async (): Promise<SharedRotation> => {
+      const inBand = kind === 'session' ? this.hooks.inBand?.(token) : undefined;
+      return inBand === undefined ? this.api.refresh(token) : { kind: 'session', tokens: await inBand };
+    };
+    const tabs = this.hooks.tabs;
+    return revived(tabs === undefined ? await run() : await tabs.refresh(token, run));
   }
 
   /**

@@ -104,15 +104,23 @@ function codePoints(text: string, stopAfter: number): number {
   return count;
 }
 
+/** The bytes of a password bcrypt reads; it ignores everything after them. */
+export const BCRYPT_MAX_BYTES = 72;
+
 /**
- * A password of `min` to `max` characters (code points), or `invalid_request`.
+ * A password of `min` to `max` characters (code points), or `invalid_request`; with
+ * `maxBytes`, also at most that many bytes in UTF-8 (signup without a prehash, so that
+ * bcrypt never drops the end of a password silently).
  * Login passes `min = 1`: a policy change must not lock out older accounts.
  */
-export function checkPassword(value: unknown, min: number, max: number): string {
+export function checkPassword(value: unknown, min: number, max: number, maxBytes?: number): string {
   if (typeof value !== 'string') refuse('password must be a string');
   const length = codePoints(value, max);
   if (length < min) refuse(`password must be at least ${min} characters`);
   if (length > max) refuse(`password must be at most ${max} characters`);
+  if (maxBytes !== undefined && Buffer.byteLength(value, 'utf8') > maxBytes) {
+    refuse(`password must be at most ${maxBytes} bytes in UTF-8 (password:prehash = sha384 lifts this limit)`);
+  }
   return value;
 }
 

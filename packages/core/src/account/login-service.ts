@@ -10,7 +10,7 @@ import { PortcullisError } from '../errors/portcullis-error.js';
 import { CAPTCHA_VERIFIER, type CaptchaVerifier } from '../captcha/captcha-verifier.js';
 import { PasswordHasher } from '../password/password-hasher.js';
 import { LockoutStore } from '../store/lockout-store.js';
-import { checkCaptchaToken, checkEmail, checkLoginName, checkPassword, checkUsername } from './account-input.js';
+import { BCRYPT_MAX_BYTES, checkCaptchaToken, checkEmail, checkLoginName, checkPassword, checkUsername } from './account-input.js';
 import { ACCOUNT_STORE, type Account, type AccountStore } from './account-store.js';
 import { LockedOutError } from './login-errors.js';
 
@@ -58,14 +58,20 @@ const WRONG_CREDENTIALS = 'the account name or password is wrong';
 
 /**
  * Signs accounts up and logs them in. Every input is checked at run time
- * (`invalid_request` naming the field). Login hardening:
+ * (`invalid_request` naming the field). Hardening, all decided before any bcrypt work:
  *
- * - a locked account name is refused first (`LockedOutError`, code `locked_out`);
- * - the captcha (when on) is checked before the password (`captcha_failed`);
- * - an unknown account and a wrong password both cost one bcrypt verification
- *   and fail with the same `invalid_credentials` error, and both count as a
- *   failure of that account name, so nothing tells them apart;
- * - a successful login clears the name's failures.
+ * - each attempt is counted against the client address first: beyond
+ *   `lockout:ip-max-failures` failed logins and refused signups in the window, the address
+ *   gets `LockedOutError` (code `locked_out`); a success gives its count back;
+ * - the captcha (when on) is checked next (`captcha_failed`);
+ * - a login attempt is then counted against the account name: beyond
+ *   `lockout:max-failures` it is refused with `locked_out` without a password check, so
+ *   concurrent guesses cannot outrun the lock. With the captcha on, a solved captcha
+ *   gets its password checked even on a locked name, so strangers cannot keep the owner out;
+ * - an unknown account and a wrong password both cost one bcrypt verification and fail
+ *   with the same `invalid_credentials` error; a successful login clears the name's count;
+ * - a signup hashes the password whether or not the name is taken, so a taken name
+ *   answers `conflict` after the same work as a free one, and counts as a refusal.
  *
  * @example
  * ```ts
@@ -77,6 +83,7 @@ const WRONG_CREDENTIALS = 'the account name or password is wrong';
 export class LoginService {
   readonly #minLength: number;
   readonly #maxLength: number;
+  readonly #maxBytes: number | undefined;
 
   constructor(
     @inject(PORTCULLIS_CONFIG) config: PortcullisConfig,
@@ -85,25 +92,30 @@ export class LoginService {
     private readonly lockout: LockoutStore,
     @inject(CAPTCHA_VERIFIER) private readonly captcha: CaptchaVerifier,
   ) {
-    this.#minLength = config.security.password.minLength;
-    this.#maxLength = config.security.password.maxLength;
+    const { minLength, maxLength, prehash } = config.security.password;
+    this.#minLength = minLength;
+    this.#maxLength = maxLength;
+    this.#maxBytes = prehash === 'none' ? BCRYPT_MAX_BYTES : undefined;
   }
 
   /**
    * Creates an account. Concurrent signups of one username or email: exactly one wins.
+   * With `password:prehash = none` a password over 72 UTF-8 bytes is refused.
    *
-   * @throws PortcullisError `invalid_request`, `captcha_failed`, `conflict`, `unavailable`.
+   * @throws PortcullisError `invalid_request`, `locked_out` ({@link LockedOutError}), `captcha_failed`, `conflict`, `unavailable`.
    */
   async signup(request: SignupRequest, origin: LoginOrigin = {}): Promise<Account> {
     const email = checkEmail(request?.email);
     const username = checkUsername(request?.username);
-    const password = checkPassword(request?.password, this.#minLength, this.#maxLength);
-    await this.#checkCaptcha(request?.captchaToken, origin);
-    // Cheap early answer for the common case; create() below is the atomic check.
-    if (await this.accounts.findByUsername(username)) throw new PortcullisError('conflict', 'username is taken');
-    if (await this.accounts.findByEmail(email)) throw new PortcullisError('conflict', 'email is taken');
+    const password = checkPassword(request?.password, this.#minLength, this.#maxLength, this.#maxBytes);
+    const captchaToken = checkCaptchaToken(request?.captchaToken);
+    await this.#claimAddress(origin);
+    await this.#checkCaptcha(captchaToken, origin);
+    // Hashed before the names are looked at: a taken name must cost what a free one costs.
     const passwordHash = await this.hasher.hash(password);
-    return this.accounts.create({ email, username, passwordHash });
+    const account = await this.accounts.create({ email, username, passwordHash });
+    await this.lockout.releaseAddressAttempt(origin.remoteAddress);
+    return account;
   }
 
   /**
@@ -134,18 +146,26 @@ export class LoginService {
   ): Promise<Account> {
     const password = checkPassword(request?.password, 1, this.#maxLength);
     const captchaToken = checkCaptchaToken(request?.captchaToken);
-    const status = await this.lockout.isLocked(accountKey);
-    if (status.locked) throw new LockedOutError(status.retryAfterSeconds);
+    await this.#claimAddress(origin);
     await this.#checkCaptcha(captchaToken, origin);
+    // Counted before bcrypt: a lock decided after the check would let concurrent guesses through.
+    const claim = await this.lockout.claimAccountAttempt(accountKey);
+    if (claim.locked && !this.captcha.enabled) throw new LockedOutError(claim.retryAfterSeconds);
     const account = await find();
     // One bcrypt verification whether or not the account exists (a null hash costs the same).
     const matches = await this.hasher.verify(password, account?.passwordHash ?? null);
     if (!account || !matches) {
-      await this.lockout.registerFailure(accountKey);
+      await this.lockout.accountAttemptFailed(accountKey, claim);
       throw new PortcullisError('invalid_credentials', WRONG_CREDENTIALS);
     }
     await this.lockout.reset(accountKey);
+    await this.lockout.releaseAddressAttempt(origin.remoteAddress);
     return account;
+  }
+
+  async #claimAddress(origin: LoginOrigin): Promise<void> {
+    const status = await this.lockout.claimAddressAttempt(origin.remoteAddress);
+    if (status.locked) throw new LockedOutError(status.retryAfterSeconds);
   }
 
   async #checkCaptcha(token: unknown, origin: LoginOrigin): Promise<void> {

@@ -21,6 +21,7 @@ import { PasswordHasher } from '../password/password-hasher.js';
 import { ConnectionRegistry } from '../realtime/connection-registry.js';
 import { GateDispatcher } from '../realtime/gate-dispatcher.js';
 import { JwtAuth } from '../shield/jwt-auth.js';
+import { RateLimiter } from '../shield/rate-limiter.js';
 import { SessionAuth } from '../shield/session-auth.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { SessionStores, SessionStoreOptions } from '../store/session-stores.js';
@@ -71,7 +72,7 @@ export interface PortcullisRegistration {
  * Registers portcullis in a container: the config, the logger factory, the
  * container itself (for shields and portals), the signing key (after the key
  * guard), the password hasher and the shield enforcer. With `svc:security:mode = jwt`
- * it also registers `JwtAuth`, `SessionAuth`, `JwtTokenValidator`, `JwtTokenIssuer`,
+ * it also registers the `@RateLimit` counters on the cache provider, `JwtAuth`, `SessionAuth`, `JwtTokenValidator`, `JwtTokenIssuer`,
  * `AccessTokenIssuer` (also as {@link I_ACCESS_TOKEN_ISSUER}), `TokenSessionSync`,
  * the lockout store, the login service with its account store, and one
  * `GateDispatcher` and `ConnectionRegistry` shared by every transport (so server push
@@ -104,6 +105,8 @@ export function registerPortcullis(container: DependencyContainer, options: Port
   container.registerSingleton(AccessTokenIssuer);
   container.register(I_ACCESS_TOKEN_ISSUER, { useToken: AccessTokenIssuer });
   const stores = registerSessionServices(container, options.stores);
+  const limiter = new RateLimiter(stores.cache);
+  container.register(RateLimiter, { useValue: limiter });
   container.registerSingleton(JwtAuth);
   container.registerSingleton(SessionAuth);
   container.registerSingleton(GateDispatcher);
@@ -118,6 +121,7 @@ export function registerPortcullis(container: DependencyContainer, options: Port
       await Promise.all([stores.ready(timeoutMs), owned?.ready(timeoutMs)]);
     },
     close: async () => {
+      limiter.close();
       await Promise.all([stores.close(), owned?.close()]);
     },
   };

@@ -42,11 +42,13 @@ describe('loadConfig: defaults', () => {
         issuer: 'portcullis',
         audience: 'portcullis',
         clockSkewSeconds: 30,
+        refreshReuseGraceSeconds: 0,
         jwt: { algorithm: 'HS256', verifyOnly: false, mapInboundClaims: true, nameClaim: '' },
         password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024 },
-        lockout: { store: 'memory', maxFailures: 5, windowMinutes: 15, lockMinutes: 15 },
+        lockout: { store: 'memory', maxFailures: 5, ipMaxFailures: 50, windowMinutes: 15, lockMinutes: 15 },
         captcha: { provider: undefined, siteKey: '', secretKey: expect.any(Secret), verifyUrl: '', expectedHostname: '', expectedAction: '', minScore: undefined },
-        session: { accessMinutes: 60, refreshDays: 7, nearCacheSeconds: 5, jwtNearCacheSeconds: 0 },
+        session: { accessMinutes: 60, refreshDays: 7, maxPerPrincipal: 32, nearCacheSeconds: 5, jwtNearCacheSeconds: 0 },
+        shields: { fallback: 'none' },
       },
       persistence: { cache: { provider: 'inmemory', url: 'redis://127.0.0.1:6379', topology: 'single', nodes: [], sentinelMaster: 'mymaster' }, accounts: { provider: 'cache', url: expect.any(Secret) } },
       errors: { format: undefined },
@@ -59,6 +61,12 @@ describe('loadConfig: defaults', () => {
     expect(fromEnv({ SVC__SECURITY__CAPTCHA__PROVIDER: provider }).security.captcha.verifyUrl).toBe(url);
     const custom = fromEnv({ SVC__SECURITY__CAPTCHA__PROVIDER: provider, SVC__SECURITY__CAPTCHA__VERIFY_URL: 'http://127.0.0.1:9/verify' });
     expect(custom.security.captcha.verifyUrl).toBe('http://127.0.0.1:9/verify');
+  });
+
+  it('reads shields:fallback from the environment and refuses anything but none, jwt, session or any', () => {
+    expect(fromEnv({ SVC__SECURITY__SHIELDS__FALLBACK: 'Session' }).security.shields.fallback).toBe('session');
+    expect(fromEnv({ SVC__SECURITY__SHIELDS__FALLBACK: 'any' }).security.shields.fallback).toBe('any');
+    expect(() => fromEnv({ SVC__SECURITY__SHIELDS__FALLBACK: 'deny' })).toThrow(/svc:security:shields:fallback: must be one of "none", "jwt", "session", "any"/);
   });
 
   it('is production only when NODE_ENV is production', () => {

@@ -1,4 +1,4 @@
-import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig } from '../contracts/portcullis-config.js';
+import { CAPTCHA_VERIFY_URLS, type CaptchaProvider, type PortcullisConfig, type SecurityConfig, type ShieldFallback } from '../contracts/portcullis-config.js';
 import { Secret } from '../contracts/secret.js';
 import { ConfigError } from '../errors/portcullis-error.js';
 import { overlayEnvironment, readConfigFile, type RawTree } from './config-source.js';
@@ -114,6 +114,7 @@ function readLockout(s: Section): SecurityConfig['lockout'] {
   const lockout = {
     store: section.read('store', oneOf('memory', 'backplane'), 'memory'),
     maxFailures: section.read('max-failures', integer(1, 1_000_000), 5),
+    ipMaxFailures: section.read('ip-max-failures', integer(0, 1_000_000), 50),
     windowMinutes: section.read('window-minutes', integer(1, 525_600), 15),
     lockMinutes: section.read('lock-minutes', integer(1, 525_600), 15),
   };
@@ -145,11 +146,19 @@ function readSession(s: Section): SecurityConfig['session'] {
   const session = {
     accessMinutes: section.read('access-minutes', integer(1, 525_600), 60),
     refreshDays: section.read('refresh-days', integer(1, 3650), 7),
+    maxPerPrincipal: section.read('max-per-principal', integer(1, 100_000), 32),
     nearCacheSeconds: section.read('near-cache-seconds', integer(0, 3600), 5),
     jwtNearCacheSeconds: section.read('jwt-near-cache-seconds', integer(0, 60), 0),
   };
   section.done();
   return session;
+}
+
+function readShields(s: Section): SecurityConfig['shields'] {
+  const section = s.child('shields');
+  const shields = { fallback: section.read('fallback', oneOf<ShieldFallback>('none', 'jwt', 'session', 'any'), 'none') };
+  section.done();
+  return shields;
 }
 
 const algorithm: Reader<'HS256' | 'EdDSA'> = (value, key) => (oneOf('hs256', 'eddsa')(value, key) === 'eddsa' ? 'EdDSA' : 'HS256');
@@ -205,11 +214,13 @@ function readSecurity(s: Section): SecurityConfig {
     issuer: s.read('issuer', text, 'portcullis'),
     audience: s.read('audience', text, 'portcullis'),
     clockSkewSeconds: s.read('clock-skew-seconds', integer(0, 3600), 30),
+    refreshReuseGraceSeconds: s.read('refresh-reuse-grace-seconds', integer(0, 300), 0),
     jwt,
     password: readPassword(s),
     lockout: readLockout(s),
     captcha: readCaptcha(s),
     session: readSession(s),
+    shields: readShields(s),
   };
   s.done();
   return security;

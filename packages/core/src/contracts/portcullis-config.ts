@@ -11,6 +11,18 @@ import type { Secret } from './secret.js';
 export type CaptchaProvider = 'recaptcha' | 'hcaptcha' | 'turnstile';
 
 /**
+ * What guards a gate or route that declares no shield (`svc:security:shields:fallback`):
+ * `none` answers anyone, `jwt` needs a JWT access token, `session` a session token,
+ * `any` either. `@AllowAnonymous` opts a gate or route out.
+ *
+ * @example
+ * ```ts
+ * const fallback: ShieldFallback = config.security.shields.fallback; // 'none' unless configured
+ * ```
+ */
+export type ShieldFallback = 'none' | 'jwt' | 'session' | 'any';
+
+/**
  * The validated `svc:security` section. Frozen; read once at start-up.
  *
  * @example
@@ -38,6 +50,8 @@ export interface SecurityConfig {
   readonly issuer: string;
   readonly audience: string;
   readonly clockSkewSeconds: number;
+  /** Seconds after a refresh token's first use in which presenting it again answers the same successor; 0: every reuse is theft. */
+  readonly refreshReuseGraceSeconds: number;
   readonly jwt: {
     /** The one algorithm tokens are signed and verified with. */
     readonly algorithm: 'HS256' | 'EdDSA';
@@ -55,6 +69,8 @@ export interface SecurityConfig {
   readonly lockout: {
     readonly store: 'memory' | 'backplane';
     readonly maxFailures: number;
+    /** Failed logins and refused signups one client address may make per window; 0 turns the limit off. */
+    readonly ipMaxFailures: number;
     readonly windowMinutes: number;
     readonly lockMinutes: number;
   };
@@ -71,9 +87,14 @@ export interface SecurityConfig {
     /** When set, the provider's `score` must be a number at least this (0.0–1.0). */
     readonly minScore: number | undefined;
   };
+  readonly shields: {
+    readonly fallback: ShieldFallback;
+  };
   readonly session: {
     readonly accessMinutes: number;
     readonly refreshDays: number;
+    /** Live session pairs one principal may hold; a new pair beyond it revokes the oldest. */
+    readonly maxPerPrincipal: number;
     /** Bounded staleness of the per-process session cache; 0 disables it. */
     readonly nearCacheSeconds: number;
     /** With Redis: how long a "not invalidated" JWT verdict is trusted per process; 0 (default) asks Redis on every check. */

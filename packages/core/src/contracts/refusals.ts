@@ -11,7 +11,8 @@ export type { RefusalCode } from '../errors/error-codes.js';
 
 /**
  * The enforcer's verdict; `principal` is undefined for an open gate or route, and
- * `credential` names what a built-in shield accepted.
+ * `credential` names what a built-in shield accepted. A `rate_limited` refusal says
+ * in `retryAfterMs` when the caller's window ends.
  *
  * @example
  * ```ts
@@ -21,7 +22,7 @@ export type { RefusalCode } from '../errors/error-codes.js';
  */
 export type EnforceResult =
   | { readonly ok: true; readonly principal: Principal | undefined; readonly credential?: AcceptedCredential }
-  | { readonly ok: false; readonly code: RefusalCode; readonly message: string };
+  | { readonly ok: false; readonly code: RefusalCode; readonly message: string; readonly retryAfterMs?: number };
 
 /**
  * The fixed refusals; their messages are safe to send to any client.
@@ -35,6 +36,7 @@ export const REFUSALS: Readonly<Record<RefusalCode, EnforceResult & { ok: false 
   unauthorized: refusal('unauthorized'),
   forbidden: refusal('forbidden'),
   unavailable: refusal('unavailable'),
+  rate_limited: refusal('rate_limited'),
 });
 
 function refusal(code: RefusalCode): EnforceResult & { ok: false } {

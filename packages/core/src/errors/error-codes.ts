@@ -19,14 +19,15 @@ import type { ErrorCode, WireErrorCode } from '@portcullis/protocol';
 export type PortcullisErrorCode = ErrorCode | 'config_invalid' | 'key_rejected' | 'invalid_password';
 
 /**
- * A refusal's code: no or bad credential, not enough rights, or a backing store is down.
+ * A refusal's code: no or bad credential, not enough rights, a backing store is
+ * down, or the caller is over a `@RateLimit`.
  *
  * @example
  * ```ts
- * const statusOf: Record<RefusalCode, number> = { unauthorized: 401, forbidden: 403, unavailable: 503 };
+ * const statusOf: Record<RefusalCode, number> = { unauthorized: 401, forbidden: 403, unavailable: 503, rate_limited: 429 };
  * ```
  */
-export type RefusalCode = Extract<WireErrorCode, 'unauthorized' | 'forbidden' | 'unavailable'>;
+export type RefusalCode = Extract<WireErrorCode, 'unauthorized' | 'forbidden' | 'unavailable' | 'rate_limited'>;
 
 /**
  * Reasons a JWT is refused; carried by {@link TokenError} and validation results.

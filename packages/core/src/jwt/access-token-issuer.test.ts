@@ -153,3 +153,26 @@ describe('AccessTokenIssuer with tsyringe', () => {
     expect(validator.validate(resolved.issue('player-42').token).ok).toBe(true);
   });
 });
+
+describe('AccessTokenIssuer.issueForLogin', () => {
+  const loginPrincipal = (fam?: string) => ({ id: 'player-42', name: 'alice', roles: [], claims: fam === undefined ? {} : { fam }, via: 'jwt' as const });
+
+  it("carries the caller's id as sub and the caller's login family as fam, so ending the login ends the token", () => {
+    const { token, expiresInSeconds } = issuer.issueForLogin(loginPrincipal('family-1'), { scope: 'match' }, 300);
+    expect(decodePart(token, 1)).toMatchObject({ sub: 'player-42', fam: 'family-1', scope: 'match' });
+    expect(expiresInSeconds).toBe(300);
+    const checked = validator.validate(token);
+    expect(checked.ok && checked.claims.fam).toBe('family-1');
+  });
+
+  it('gives a caller without a login family a token without one', () => {
+    expect(decodePart(issuer.issueForLogin(loginPrincipal()).token, 1)).not.toHaveProperty('fam');
+  });
+
+  it("refuses a lifetime longer than the login's longest token (refresh-token-days)", () => {
+    const week = config.security.refreshTokenDays * 86_400;
+    expect(issuer.issueForLogin(loginPrincipal('f'), {}, week).expiresInSeconds).toBe(week);
+    expect(refusal(() => issuer.issueForLogin(loginPrincipal('f'), {}, week + 1)).code).toBe('invalid_request');
+    expect(refusal(() => issuer.issueForLogin({ ...loginPrincipal('f'), id: '' })).code).toBe('invalid_request');
+  });
+});

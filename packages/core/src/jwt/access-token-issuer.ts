@@ -6,7 +6,12 @@ import { inject, injectable, type InjectionToken } from 'tsyringe';
 import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
 import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { SigningKey } from '../contracts/signing-key.js';
-import { ACCESS_TOKEN_TYP, assertLifetime, assertSubject, JwtSigner, mergeClaims, NO_CLAIMS, toCustomClaims, type CustomClaims } from './jwt-signer.js';
+import type { Principal } from '../contracts/principal.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import { principalId } from './claims.js';
+import {
+  ACCESS_TOKEN_TYP, assertLifetime, assertSubject, JwtSigner, longestLoginTokenSeconds, mergeClaims, NO_CLAIMS, toCustomClaims, type CustomClaims,
+} from './jwt-signer.js';
 
 /**
  * An issued access token: the compact JWT and its lifetime (the
@@ -29,11 +34,13 @@ export interface IssuedAccessToken {
  *
  * @example
  * ```ts
- * const fake: IAccessTokenIssuer = { issue: () => ({ token: 't', expiresInSeconds: 60 }), withClaims: () => fake };
+ * const issued = { token: 't', expiresInSeconds: 60 };
+ * const fake: IAccessTokenIssuer = { issue: () => issued, issueForLogin: () => issued, withClaims: () => fake };
  * ```
  */
 export interface IAccessTokenIssuer {
   issue(subject: string, claims?: Record<string, unknown>, lifetimeSeconds?: number): IssuedAccessToken;
+  issueForLogin(caller: Principal, claims?: Record<string, unknown>, lifetimeSeconds?: number): IssuedAccessToken;
   withClaims(claims: Record<string, unknown>): IAccessTokenIssuer;
 }
 
@@ -73,6 +80,7 @@ export class AccessTokenIssuer implements IAccessTokenIssuer {
   readonly #key: SigningKey;
   readonly #signer: JwtSigner;
   readonly #defaultLifetimeSeconds: number;
+  readonly #longestLoginSeconds: number;
   #bound: CustomClaims = NO_CLAIMS;
 
   constructor(@inject(PORTCULLIS_CONFIG) config: PortcullisConfig, @inject(SIGNING_KEY) key: SigningKey) {
@@ -80,6 +88,7 @@ export class AccessTokenIssuer implements IAccessTokenIssuer {
     this.#key = key;
     this.#signer = new JwtSigner(key, config.security.issuer, config.security.audience);
     this.#defaultLifetimeSeconds = config.security.accessTokenMinutes * 60;
+    this.#longestLoginSeconds = longestLoginTokenSeconds(config.security);
   }
 
   /** The claims this issuer adds to every token (frozen; empty unless made by `withClaims`). */
@@ -105,6 +114,43 @@ export class AccessTokenIssuer implements IAccessTokenIssuer {
     assertLifetime(lifetime);
     const all = mergeClaims(this.#bound, toCustomClaims(claims));
     const { token } = this.#signer.sign(ACCESS_TOKEN_TYP, subject, all, lifetime);
+    return { token, expiresInSeconds: lifetime };
+  }
+
+  /**
+   * Issues an access token that belongs to the caller's login: it carries the caller's
+   * principal id as `sub` and the login family (`fam`) of the credential the caller
+   * authenticated with (a login's JWT, a session upgraded from one, or a token derived
+   * before). So whatever ends that login ends this token too, and every session upgraded
+   * from it: the login's logout, a refresh-token reuse, the deletion of the login, and
+   * `revokeAllFor` of the principal. A caller without a login family (a token from
+   * {@link issue}) gets a token without one, which only `revokeAllFor` and its expiry end.
+   *
+   * `lifetimeSeconds` defaults to `access-token-minutes` and may not exceed the login's own
+   * longest token (`refresh-token-days`, or `access-token-minutes` when that is longer).
+   *
+   * @throws PortcullisError `invalid_request` for a caller without a principal id, a bad or
+   * too long lifetime, or claims refused as for {@link issue}.
+   * @example
+   * ```ts
+   * @JwtShield @Post('/token')
+   * token(req: Request) {
+   *   const { token, expiresInSeconds } = tokens.issueForLogin(getPrincipal(req)!, { scope: 'match' }, 300);
+   *   return { accessToken: token, expiresIn: expiresInSeconds };
+   * }
+   * ```
+   */
+  issueForLogin(caller: Principal, claims?: Record<string, unknown>, lifetimeSeconds?: number): IssuedAccessToken {
+    const subject = principalId(caller);
+    assertSubject(subject);
+    const lifetime = lifetimeSeconds ?? Math.min(this.#defaultLifetimeSeconds, this.#longestLoginSeconds);
+    assertLifetime(lifetime);
+    if (lifetime > this.#longestLoginSeconds) {
+      throw new PortcullisError('invalid_request', `a token derived within a login lives at most ${this.#longestLoginSeconds} seconds (the login's longest token)`);
+    }
+    const family = caller.claims.fam;
+    const all = mergeClaims(this.#bound, toCustomClaims(claims));
+    const { token } = this.#signer.sign(ACCESS_TOKEN_TYP, subject, all, lifetime, typeof family === 'string' && family !== '' ? family : undefined);
     return { token, expiresInSeconds: lifetime };
   }
 

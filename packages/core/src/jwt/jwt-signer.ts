@@ -5,6 +5,7 @@
  */
 import { createHmac, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import type { SigningKey } from '../contracts/signing-key.js';
+import type { SecurityConfig } from '../contracts/portcullis-config.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 
 /**
@@ -38,6 +39,15 @@ export const RESERVED_CLAIMS: ReadonlySet<string> = new Set(['iss', 'sub', 'aud'
 
 /** Longest lifetime a token may be given: 3650 days, the refresh-token-days maximum. */
 export const MAX_LIFETIME_SECONDS = 3650 * 24 * 60 * 60;
+
+/**
+ * The longest lifetime of a token of a login, in seconds: its refresh token's
+ * (`refresh-token-days`) or its access token's (`access-token-minutes`), whichever is longer.
+ * A revoked login's marker lives that long, so a token derived within a login may not live longer.
+ */
+export function longestLoginTokenSeconds(security: Pick<SecurityConfig, 'refreshTokenDays' | 'accessTokenMinutes'>): number {
+  return Math.max(security.refreshTokenDays * 86_400, security.accessTokenMinutes * 60);
+}
 
 /** Custom claims after validation: a frozen own copy. */
 export type CustomClaims = Readonly<Record<string, unknown>>;

@@ -46,7 +46,7 @@ export type HandshakeMode = 'required' | 'optional' | 'done';
  * ```
  */
 export interface ConnectionProtocolOptions {
-  readonly dispatcher: Pick<GateDispatcher, 'dispatch' | 'dispatchText' | 'admit'>;
+  readonly dispatcher: Pick<GateDispatcher, 'dispatch' | 'dispatchText' | 'admit' | 'refreshConnection'>;
   /** Tracks the connection, so a revocation closes it and pushes reach it. */
   readonly registry: Pick<ConnectionRegistry, 'add' | 'attach' | 'remove'>;
   readonly transport: Transport;

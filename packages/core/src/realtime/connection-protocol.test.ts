@@ -28,6 +28,7 @@ function fakeDispatcher(auth: (token: unknown) => Admission) {
       }
     },
     admit: async (ctx: { credential: string | undefined }) => auth(ctx.credential),
+    refreshConnection: async () => ({ reply: { type: 'refresh' as const, ok: false as const, error: { code: 'unauthorized' as const, message: 'no' } } }),
   };
 }
 

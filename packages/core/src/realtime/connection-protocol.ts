@@ -5,11 +5,12 @@
  * order, the connection tracked in the registry so revocation can close it. A
  * transport only moves messages in and out and maps the close reasons.
  */
-import { encodeReply, parseJsonFrame, readAuthFrame, WIRE_ERROR_MESSAGES, type GateReply } from '@portcullis/protocol';
+import { encodeReply, parseJsonFrame, readAuthFrame, readRefreshFrame, WIRE_ERROR_MESSAGES, type GateReply } from '@portcullis/protocol';
 import { authReply } from './auth-frame.js';
-import type { ConnectionContext } from './connection-context.js';
+import type { LiveConnection } from './connection-registry.js';
 import { closeReasonOf, type Admission, type Admitted } from './connection-plan.js';
 import type { ConnectionProtocolOptions, ProtocolCloseReason } from './connection-protocol-options.js';
+import { reauthentication, type InBandOutcome } from './in-band-credentials.js';
 import { ReplySequencer } from './reply-sequencer.js';
 
 type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
@@ -17,8 +18,11 @@ type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
 /**
  * Drives one connection. A refused auth frame is answered
  * `{"type":"auth","ok":false,…}` and closed with `unauthorized`; so is a
- * connection whose credential the registry reports revoked. Requests that arrive
- * while the auth frame is being checked wait and are answered after the auth reply.
+ * connection whose credential the registry reports revoked. Once open, a refresh
+ * frame rotates the connection's session pair and a second auth frame of the same
+ * principal replaces its token; either refusal is answered and leaves the connection
+ * as it was. Requests that arrive while a credential is being checked wait and are
+ * answered after its reply.
  * A connection whose first message does not arrive within `authTimeoutMs`, and an
  * anonymous one that sends nothing for `anonymousIdleTimeoutMs`, is closed with
  * `unauthorized`; its `authTicket` is left as soon as it no longer waits.
@@ -39,7 +43,7 @@ export class ConnectionProtocol {
   private readonly options: ConnectionProtocolOptions;
   private readonly replies: ReplySequencer<string>;
   private readonly queued: (string | Uint8Array)[] = [];
-  private readonly connection: ConnectionContext;
+  private readonly connection: LiveConnection;
   private heldDuringAuth = false;
   private authDeadline: ReturnType<typeof setTimeout> | undefined;
   private idleDeadline: ReturnType<typeof setTimeout> | undefined;
@@ -59,7 +63,7 @@ export class ConnectionProtocol {
   }
 
   /** The connection context handed to the dispatcher (a registry `LiveConnection` when tracked). */
-  get context(): ConnectionContext {
+  get context(): LiveConnection {
     return this.connection;
   }
 
@@ -73,7 +77,7 @@ export class ConnectionProtocol {
     switch (this.state) {
       case 'open':
         this.idleDeadline?.refresh();
-        this.replies.push(this.options.dispatcher.dispatchText(message, this.connection).then(encodeReply));
+        this.dispatch(parseJsonFrame(message));
         return;
       case 'awaiting-auth':
         this.first(message);
@@ -108,11 +112,9 @@ export class ConnectionProtocol {
     const frame = readAuthFrame(raw);
     if (frame === undefined) {
       if (this.options.handshake === 'required') return this.shut('bad_request', 'the first frame must be an auth frame');
-      const { dispatcher } = this.options;
       this.state = 'open';
       this.openedAnonymously();
-      this.replies.push(dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection).then(encodeReply));
-      return;
+      return this.dispatch(raw);
     }
     this.state = 'authenticating';
     if (frame.token === null) return this.authenticated(ANONYMOUS);
@@ -127,6 +129,58 @@ export class ConnectionProtocol {
     admission.then((answer) => this.authenticated(answer), () => this.authenticated(UNAVAILABLE)).catch(() => this.abandon());
   }
 
+  /** A request goes to its gate; a refresh or auth frame changes the connection's credential. */
+  private dispatch(raw: unknown): void {
+    const refresh = readRefreshFrame(raw);
+    const auth = refresh === undefined ? readAuthFrame(raw) : undefined;
+    if (refresh === undefined && auth === undefined) {
+      this.replies.push(this.options.dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection).then(encodeReply));
+      return;
+    }
+    const { dispatcher } = this.options;
+    const principalId = this.connection.principalId;
+    const outcome: Promise<InBandOutcome<unknown>> = refresh !== undefined
+      ? dispatcher.refreshConnection(refresh.token, principalId)
+      : this.reauthenticate(auth!.token, principalId);
+    // Requests behind the frame wait for it, so each is checked against the credential it follows.
+    this.state = 'authenticating';
+    this.replies.push(outcome.then(
+      (answer) => this.resumed(answer),
+      () => this.resumed({ reply: authReply('unavailable') }),
+    ));
+  }
+
+  private async reauthenticate(token: string | null, principalId: string | undefined): Promise<InBandOutcome<unknown>> {
+    if (token === null) return { reply: authReply({ ok: false, code: 'forbidden', message: 'an authenticated connection keeps a principal' }) };
+    const { clientId, transport, remoteAddress, dispatcher } = this.options;
+    const memo = new Map<unknown, unknown>();
+    return reauthentication(await dispatcher.admit({ transport, credential: token, clientId, remoteAddress, memo }), principalId);
+  }
+
+  private resumed({ reply, admitted }: InBandOutcome<unknown>): string {
+    if (this.state === 'closed') return JSON.stringify(reply);
+    if (admitted !== undefined) {
+      clearTimeout(this.idleDeadline);
+      this.idleDeadline = undefined;
+      this.connection.memo.clear();
+      this.options.registry.attach(this.options.clientId, admitted);
+    }
+    this.state = 'open';
+    const text = JSON.stringify(reply);
+    queueMicrotask(() => this.release());
+    return text;
+  }
+
+  /** Feeds the requests that waited for a credential check. */
+  private release(): void {
+    if (this.state !== 'open') return;
+    for (const message of this.queued.splice(0)) this.receive(message);
+    if (this.heldDuringAuth) {
+      this.heldDuringAuth = false;
+      if (!this.replies.isSaturated) this.options.onRelieved?.();
+    }
+  }
+
   private authenticated(admission: Admission | typeof ANONYMOUS): void {
     if (this.state !== 'authenticating') return;
     if (!admission.ok) {
@@ -139,11 +193,7 @@ export class ConnectionProtocol {
     if (admission === ANONYMOUS) this.openedAnonymously();
     else this.options.authTicket?.leave();
     this.sendText(JSON.stringify(AUTH_OK));
-    for (const message of this.queued.splice(0)) this.receive(message);
-    if (this.heldDuringAuth) {
-      this.heldDuringAuth = false;
-      if (!this.replies.isSaturated) this.options.onRelieved?.();
-    }
+    this.release();
   }
 
   /** No longer waiting; from now on a quiet anonymous connection is closed after the idle timeout. */
@@ -153,7 +203,7 @@ export class ConnectionProtocol {
     if (idleMs !== undefined && idleMs > 0) this.idleDeadline = unref(setTimeout(() => this.shut('unauthorized', 'idle anonymous connection'), idleMs));
   }
 
-  private track(admitted: Admitted | undefined): ConnectionContext {
+  private track(admitted: Admitted | undefined): LiveConnection {
     const { registry, clientId, transport, remoteAddress, memo } = this.options;
     const init = {
       clientId,

@@ -1,4 +1,4 @@
-import { errorReply, isWireErrorCode, parseJsonFrame, type GateReply, type WireErrorCode } from '@portcullis/protocol';
+import { errorReply, isWireErrorCode, parseJsonFrame, type GateReply, type RefreshReply, type WireErrorCode } from '@portcullis/protocol';
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import { LOGGER_FACTORY, PORTCULLIS_CONTAINER } from '../contracts/injection-tokens.js';
 import type { Logger, LoggerFactory } from '../contracts/logger.js';
@@ -15,7 +15,9 @@ import type { ConnectionContext, GateContext, GateHandler } from './connection-c
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
 import { EventLoopLag } from './event-loop-lag.js';
 import { performance } from 'node:perf_hooks';
+import { refreshInBand, type InBandOutcome } from './in-band-credentials.js';
 import { readPortalPlan } from './portal-reader.js';
+import { TokenSessionSync } from '../session/token-session-sync.js';
 
 /**
  * A class decorated with `@Portal`; resolved through the container.
@@ -30,6 +32,8 @@ export type PortalClass = new (...args: any[]) => object;
 
 interface CompiledGate {
   readonly plan: ShieldPlan;
+  /** The enforcer answers every request open at once: no shield, fallback or rate limit. */
+  readonly open: boolean;
   readonly handler: GateHandler;
 }
 
@@ -64,6 +68,11 @@ export class GateDispatcher {
   private shedLagMs: number = DEFAULT_SHED_LAG_MS;
   private shedSinceLog = 0;
   private lastShedLog = -Infinity;
+  /**
+   * Resolved on the first refresh frame, not at construction: a dispatcher builds where
+   * no session services are registered, and `register` names the missing setting.
+   */
+  private sessions: TokenSessionSync | undefined;
 
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
@@ -75,7 +84,8 @@ export class GateDispatcher {
 
   /**
    * Registers portal classes: reads their plans, resolves an instance of each
-   * through the container and every shield they use, so mistakes fail here.
+   * through the container and every shield they use, so mistakes fail here. The
+   * gates that answer anonymously are logged once, in one line.
    *
    * @throws TypeError for a class without `@Portal` or gates, or a portal path registered twice;
    *   the container's error when a portal or shield cannot be resolved.
@@ -89,11 +99,12 @@ export class GateDispatcher {
       for (const { name, method, plan } of gates) {
         const handler = instance[method];
         if (typeof handler !== 'function') throw new TypeError(`${portalClass.name}.${String(method)} is not a method`);
-        this.enforcer.prepare(plan);
-        compiled.set(name, { plan, handler: handler.bind(instance) as GateHandler });
+        this.enforcer.prepare(plan, `gate ${path} ${name}`);
+        compiled.set(name, { plan, open: this.enforcer.isOpen(plan), handler: handler.bind(instance) as GateHandler });
       }
       this.portals.set(path, compiled);
     }
+    this.enforcer.announceAnonymous();
     return this;
   }
 
@@ -129,6 +140,7 @@ export class GateDispatcher {
     const ctx: MutableGateContext = {
       transport: conn.transport,
       credential: conn.tokenInFrame ? (typeof frame.token === 'string' ? frame.token : undefined) : conn.credential,
+      sessionId: conn.sessionId,
       clientId: conn.clientId,
       remoteAddress: conn.remoteAddress,
       portal,
@@ -136,9 +148,9 @@ export class GateDispatcher {
       memo: conn.memo,
       principal: undefined,
     };
-    const decided = route.plan.shield === undefined ? OPEN : this.enforcer.decide(route.plan, ctx);
+    const decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
     const verdict = decided instanceof Promise ? await decided : decided;
-    if (!verdict.ok) return errorReply(id, verdict.code, verdict.message);
+    if (!verdict.ok) return errorReply(id, verdict.code, verdict.message, verdict.retryAfterMs);
     ctx.principal = verdict.principal;
     try {
       const result = route.handler(frame.data, conn.clientId, ctx);
@@ -186,6 +198,24 @@ export class GateDispatcher {
   admit(ctx: AuthContext): Admission | Promise<Admission> {
     const verdict = this.enforcer.decide(CONNECTION_PLAN, ctx);
     return verdict instanceof Promise ? verdict.then(admission) : admission(verdict);
+  }
+
+  /**
+   * Answers a connection's refresh frame: rotates the session pair of `token` when it
+   * belongs to `principalId` (the connection's principal; undefined when it has none).
+   * Every live connection of the old access token, on every server, goes on with the
+   * new one; a refusal changes nothing. Never throws.
+   *
+   * @example
+   * ```ts
+   * const { reply, admitted } = await dispatcher.refreshConnection(frame.token, conn.principalId);
+   * if (admitted) registry.attach(conn.clientId, admitted);
+   * send(JSON.stringify(reply));
+   * ```
+   */
+  refreshConnection(token: string, principalId: string | undefined): Promise<InBandOutcome<RefreshReply>> {
+    const sessions = { refresh: (t: string, p?: string) => (this.sessions ??= this.container.resolve(TokenSessionSync)).refresh(t, p) };
+    return refreshInBand(sessions, token, principalId);
   }
 }
 

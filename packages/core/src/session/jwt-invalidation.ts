@@ -12,28 +12,54 @@ import { epochSecondsNow, establishStoreEpoch, STORE_EPOCH_REF } from '../store/
 export type Lineage = Pick<JwtClaims, 'sub' | 'iat' | 'fam'>;
 
 /**
+ * How long revocation markers live: each must outlive every token it covers.
+ *
+ * @example
+ * ```ts
+ * const lifetimes: LineageMarkerLifetimes = { familyMs: 7 * 86_400_000, principalMs: 3650 * 86_400_000 };
+ * ```
+ */
+export interface LineageMarkerLifetimes {
+  /** A revoked login family: the longest token of a login (derived tokens included) plus skew. */
+  readonly familyMs: number;
+  /** A `revokeAllFor` cut-off: the longest token any issuer may sign for a principal plus skew. */
+  readonly principalMs: number;
+}
+
+/**
  * The JWT side of the session store.
  *
  * @example
  * ```ts
- * const jwts = new JwtInvalidation(cache, 30_000, 7 * 86_400_000);
+ * const jwts = new JwtInvalidation(cache, 30_000, { familyMs: 7 * 86_400_000, principalMs: 3650 * 86_400_000 });
  * if (!(await jwts.claimUse(claims))) throw new TokenError('revoked');
  * ```
  */
 export class JwtInvalidation {
   /**
    * @param skewMs `clock-skew-seconds`: a JWT is accepted that long past `exp`, so markers outlive it by as much.
-   * @param lineageTtlMs how long family and principal markers must live: the longest JWT lifetime plus skew.
+   * @param lifetimes how long family and principal markers must live.
    */
   constructor(
     private readonly cache: CacheStore,
     private readonly skewMs: number,
-    private readonly lineageTtlMs: number,
+    private readonly lifetimes: LineageMarkerLifetimes,
   ) {}
 
   /** Marks the `jti` used until the token expires; true only for the one caller that did. */
   claimUse(claims: JwtClaims): Promise<boolean> {
     return this.cache.setIfAbsent('used-jwt', claims.jti, true, this.markerTtlMs(claims));
+  }
+
+  /** Marks a refresh token's `jti` used with the time of the refresh; true only for the one caller that did. */
+  claimRefresh(claims: JwtClaims): Promise<boolean> {
+    return this.cache.setIfAbsent('used-jwt', claims.jti, { refreshedAt: Date.now() }, this.markerTtlMs(claims));
+  }
+
+  /** When a refresh token was used for a refresh (epoch ms); undefined when unused, or spent otherwise (logout). */
+  async refreshedAt(claims: JwtClaims): Promise<number | undefined> {
+    const marker = await this.cache.get<{ refreshedAt?: unknown }>('used-jwt', claims.jti);
+    return typeof marker?.refreshedAt === 'number' ? marker.refreshedAt : undefined;
   }
 
   /** Undoes {@link claimUse} after a failure further on, so the token can be tried again. */
@@ -47,12 +73,12 @@ export class JwtInvalidation {
   }
 
   revokeFamily(familyId: string): Promise<void> {
-    return this.cache.set('revoked-family', familyId, true, this.lineageTtlMs);
+    return this.cache.set('revoked-family', familyId, true, this.lifetimes.familyMs);
   }
 
   /** Refuses every JWT of the principal issued up to now (iat has one-second resolution, so this second too). */
   cutOff(principalId: string): Promise<void> {
-    return this.cache.set('principal-cutoff', principalId, epochSecondsNow(), this.lineageTtlMs);
+    return this.cache.set('principal-cutoff', principalId, epochSecondsNow(), this.lifetimes.principalMs);
   }
 
   /** True when the `jti` was used, or its family or principal revoked, or it predates the store's data. One round trip. */

@@ -2,16 +2,21 @@ import { isSessionToken, SESSION_TOKEN_SUFFIX } from '@portcullis/protocol';
 import type { SecurityConfig } from '../contracts/portcullis-config.js';
 import type { RefreshResult, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims, JwtTokenType } from '../contracts/tokens.js';
-import { TokenError } from '../errors/portcullis-error.js';
+import { PortcullisError, TokenError } from '../errors/portcullis-error.js';
 import { principalFromClaims } from '../jwt/claims.js';
 import { RESERVED_CLAIMS } from '../jwt/jwt-signer.js';
 import type { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import type { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
 import type { Logger } from '../contracts/logger.js';
+import { describeError } from '../errors/describe-error.js';
 import { epochSecondsNow } from '../store/store-epoch.js';
 import type { JwtInvalidation } from './jwt-invalidation.js';
+import type { LiveLogin, LoginInventory, LoginOrigin } from './login-inventory.js';
+import type { RefreshReuse } from './refresh-reuse.js';
 import type { RevocationHub } from './revocation-hub.js';
 import type { SessionPairStore } from './session-pair-store.js';
+import { frozenPrincipal } from './session-record.js';
+import { sessionKey } from './session-token.js';
 
 /** What the write side needs: the token services, the stores and the hub it announces on. */
 export interface SessionLifecycleParts {
@@ -21,8 +26,14 @@ export interface SessionLifecycleParts {
   readonly pairs: SessionPairStore;
   readonly jwts: JwtInvalidation;
   readonly hub: RevocationHub;
+  readonly reuse: RefreshReuse;
+  readonly logins: LoginInventory;
   readonly logger: Logger;
 }
+
+/** Successors followed, at most, when a reused session refresh token revokes its successor. */
+const MAX_CHAIN = 64;
+const REUSED = 'token refused: refresh token already used';
 
 /**
  * The write side of sessions: upgrade, refresh and revocation, each announced on
@@ -41,7 +52,7 @@ export class SessionLifecycle {
 
   /** See `TokenSessionSync.upgrade`. */
   async upgrade(jwt: string): Promise<UpgradeResult> {
-    const { jwts, pairs, hub, security } = this.parts;
+    const { jwts, pairs, hub, security, logins } = this.parts;
     const claims = this.verify(jwt, 'access');
     if (await jwts.isLineageRevoked(claims)) throw new TokenError('revoked');
     if (!(await jwts.claimUse(claims))) throw new TokenError('revoked', 'token refused: already upgraded or revoked');
@@ -58,22 +69,35 @@ export class SessionLifecycle {
     }
     // Sockets that authenticated with the JWT close, as on logout: their credential is dead.
     await hub.publish({ sessionKeys: [], jtis: [claims.jti] });
+    await logins.touch(claims.fam, true);
+    await this.trimSessions(session.principal.id);
     return session;
   }
 
   /** See `TokenSessionSync.refresh`. */
-  async refresh(refreshToken: string): Promise<RefreshResult> {
-    if (typeof refreshToken === 'string' && refreshToken.endsWith(SESSION_TOKEN_SUFFIX)) return this.refreshSession(refreshToken);
-    const { jwts, issuer, logger } = this.parts;
+  async refresh(refreshToken: string, principalId?: string): Promise<RefreshResult> {
+    if (typeof refreshToken === 'string' && refreshToken.endsWith(SESSION_TOKEN_SUFFIX)) return this.refreshSession(refreshToken, principalId);
+    const { jwts, issuer, reuse, logins } = this.parts;
     const claims = this.verify(refreshToken, 'refresh');
+    if (principalId !== undefined && claims.sub !== principalId) throw notYours();
     if (await jwts.isLineageRevoked(claims)) throw new TokenError('revoked');
-    if (!(await jwts.claimUse(claims))) {
-      // Reuse of a rotated refresh token: someone holds a copy, so the whole login ends.
-      await this.revokeFamily(claims, []);
-      logger.warn('refresh token reused; its login family was revoked', { sub: claims.sub });
-      throw new TokenError('revoked', 'token refused: refresh token already used');
-    }
-    return { kind: 'login', pair: issuer.issueLoginPair(claims.sub, customClaimsOf(claims), claims.fam) };
+    if (!(await jwts.claimRefresh(claims))) return this.reusedJwt(refreshToken, claims);
+    const result: RefreshResult = { kind: 'login', pair: issuer.issueLoginPair(claims.sub, customClaimsOf(claims), claims.fam) };
+    await reuse.keepSuccessor(refreshToken, result);
+    await logins.touch(claims.fam);
+    return result;
+  }
+
+  /** See `TokenSessionSync.recordLogin`. */
+  async recordLogin(principalId: string, familyId: string, origin: LoginOrigin): Promise<void> {
+    const beyond = await this.parts.logins.record(principalId, familyId, origin);
+    for (const login of beyond) await this.endLogin(login);
+  }
+
+  /** Ends a login everywhere: its JWTs, its session pairs and their sockets, and its record. */
+  async endLogin(login: LiveLogin): Promise<void> {
+    await this.revokeFamily({ fam: login.fam }, []);
+    await this.parts.logins.forget(login.principalId, [login.fam]);
   }
 
   /** See `TokenSessionSync.revoke`. */
@@ -113,20 +137,98 @@ export class SessionLifecycle {
     return sessionKeys.length;
   }
 
-  private async refreshSession(refreshToken: string): Promise<RefreshResult> {
-    const { pairs, hub, jwts } = this.parts;
+  private async refreshSession(refreshToken: string, principalId: string | undefined): Promise<RefreshResult> {
+    const { pairs, hub, jwts, reuse, logins, security } = this.parts;
     if (!isSessionToken(refreshToken)) throw new TokenError('malformed');
+    if (principalId !== undefined) {
+      const owner = (await pairs.findRefresh(refreshToken))?.principal.id;
+      if (owner !== undefined && owner !== principalId) throw notYours();
+    }
+    const key = sessionKey(refreshToken);
+    const markerMs = security.session.refreshDays * 86_400_000;
+    // The marker is claimed before the pair is taken: of concurrent refreshes on any server one
+    // rotates, and every other finds the marker and is answered as a reuse.
+    if (!(await reuse.claimSession(key, markerMs))) return this.reusedSession(refreshToken, key, principalId);
     const startedSec = epochSecondsNow();
-    const rotated = await pairs.rotate(refreshToken);
-    if (!rotated) throw new TokenError('revoked', 'token refused: unknown, expired or already used');
-    await hub.publish({ sessionKeys: [rotated.replacedAccessKey], jtis: [] });
+    let rotated: Awaited<ReturnType<SessionPairStore['rotate']>>;
+    try {
+      rotated = await pairs.rotate(refreshToken);
+    } catch (error) {
+      await reuse.releaseSession(key).catch(() => undefined);
+      throw error;
+    }
+    if (!rotated) {
+      await reuse.releaseSession(key);
+      throw new TokenError('revoked', 'token refused: unknown, expired or already used');
+    }
+    const { session, replacedAccessKey, fam } = rotated;
+    await reuse.recordSession(key, { usedAt: Date.now(), principalId: session.principal.id, next: sessionKey(session.refreshToken) }, markerMs);
+    // A continuation, not a revocation: connections holding the old access token move to the new one.
+    await hub.publish({ sessionKeys: [replacedAccessKey], jtis: [], successors: [{ from: replacedAccessKey, to: session.accessToken }] });
     // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
-    const lineage = { sub: rotated.session.principal.id, fam: rotated.fam, iat: startedSec };
-    if (await jwts.isLineageRevoked(lineage)) {
-      await this.revokePair(rotated.session.accessToken);
+    if (await jwts.isLineageRevoked({ sub: session.principal.id, fam, iat: startedSec })) {
+      await this.revokePair(session.accessToken);
       throw new TokenError('revoked');
     }
-    return { kind: 'session', session: rotated.session };
+    await this.trimSessions(session.principal.id);
+    const result: RefreshResult = { kind: 'session', session };
+    await reuse.keepSuccessor(refreshToken, result);
+    await logins.touch(fam);
+    return result;
+  }
+
+  /** A session refresh token presented again: the same successor within the grace, else theft. */
+  private async reusedSession(refreshToken: string, key: string, principalId: string | undefined): Promise<RefreshResult> {
+    const { reuse, logger } = this.parts;
+    const marker = await reuse.usedSession(key);
+    if (marker === undefined) throw new TokenError('revoked', 'token refused: unknown, expired or already used');
+    if (principalId !== undefined && marker.principalId !== undefined && marker.principalId !== principalId) throw notYours();
+    if (reuse.withinGrace(marker.usedAt)) {
+      const successor = await reuse.successor(refreshToken);
+      if (successor?.kind === 'session') return { kind: 'session', session: { ...successor.session, principal: frozenPrincipal(successor.session.principal) } };
+      throw new TokenError('revoked', REUSED);
+    }
+    // Someone else holds a copy: the pair it was rotated into (or that pair's own successor) ends.
+    await this.revokeSuccessorOf(marker.next);
+    logger.warn('session refresh token reused; its successor was revoked', { sub: marker.principalId });
+    throw new TokenError('revoked', REUSED);
+  }
+
+  private async revokeSuccessorOf(next: string | undefined): Promise<void> {
+    const { pairs, reuse, hub } = this.parts;
+    for (let hops = 0, key = next; key !== undefined && hops < MAX_CHAIN; hops++) {
+      const revoked = await pairs.revokeByRefreshKey(key);
+      if (revoked.length > 0) return hub.publish({ sessionKeys: revoked, jtis: [] });
+      key = (await reuse.usedSession(key))?.next;
+    }
+  }
+
+  /** A JWT refresh token presented again: the same successor within the grace, else the whole login ends. */
+  private async reusedJwt(refreshToken: string, claims: JwtClaims): Promise<RefreshResult> {
+    const { jwts, reuse, logger } = this.parts;
+    const refreshedAt = await jwts.refreshedAt(claims);
+    if (refreshedAt !== undefined && reuse.withinGrace(refreshedAt)) {
+      const successor = await reuse.successor(refreshToken);
+      if (successor?.kind === 'login') return successor;
+      throw new TokenError('revoked', REUSED);
+    }
+    // Reuse of a rotated refresh token: someone holds a copy, so the whole login ends.
+    await this.revokeFamily(claims, []);
+    logger.warn('refresh token reused; its login family was revoked', { sub: claims.sub });
+    throw new TokenError('revoked', REUSED);
+  }
+
+  /**
+   * Keeps the principal within `session:max-per-principal`: the oldest pairs beyond it are
+   * revoked. The new pair stands even if this fails; the next upgrade or refresh trims again.
+   */
+  private async trimSessions(principalId: string): Promise<void> {
+    try {
+      const revoked = await this.parts.pairs.trimToLimit(principalId);
+      if (revoked.length > 0) await this.parts.hub.publish({ sessionKeys: revoked, jtis: [] });
+    } catch (error) {
+      this.parts.logger.warn('could not trim the sessions of a principal to session:max-per-principal', describeError(error));
+    }
   }
 
   private verify(token: string, expected: JwtTokenType): JwtClaims {
@@ -135,7 +237,7 @@ export class SessionLifecycle {
     return result.claims;
   }
 
-  private async revokeFamily(claims: JwtClaims, jtis: string[]): Promise<void> {
+  private async revokeFamily(claims: Pick<JwtClaims, 'fam'>, jtis: string[]): Promise<void> {
     const { jwts, pairs, hub } = this.parts;
     if (claims.fam === undefined) {
       if (jtis.length > 0) await hub.publish({ sessionKeys: [], jtis });
@@ -148,6 +250,10 @@ export class SessionLifecycle {
     const sessionKeys = await pairs.revokeIndexed('family-sessions', claims.fam);
     if (sessionKeys.length > 0) await hub.publish({ sessionKeys, jtis: [] });
   }
+}
+
+function notYours(): PortcullisError {
+  return new PortcullisError('forbidden', 'the refresh token belongs to another principal');
 }
 
 function customClaimsOf(claims: JwtClaims): Record<string, unknown> {

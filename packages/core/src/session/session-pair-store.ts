@@ -8,6 +8,7 @@ import type { Principal } from '../contracts/principal.js';
 import type { UpgradeResult } from '../contracts/sessions.js';
 import type { CacheStore, CacheWrite } from '../store/cache-store.js';
 import { frozenPrincipal, type AccessRecord, type RefreshRecord } from './session-record.js';
+import { udpSessionId, type UdpKeyring } from '../key/udp-keyring.js';
 import { newSessionToken, sessionKey } from './session-token.js';
 
 /** Lifetimes of a session pair in milliseconds. */
@@ -25,14 +26,20 @@ type Index = 'principal-sessions' | 'family-sessions';
  *
  * @example
  * ```ts
- * const pairs = new SessionPairStore(cache, { accessMs: 3_600_000, refreshMs: 604_800_000 });
+ * const pairs = new SessionPairStore(cache, { accessMs: 3_600_000, refreshMs: 604_800_000 }, keyring);
  * const session = await pairs.create(principal, claims.fam);
  * ```
  */
 export class SessionPairStore {
+  /**
+   * @param maxPerPrincipal `session:max-per-principal`: live pairs one principal may hold
+   *   (enforced by {@link trimToLimit}).
+   */
   constructor(
     private readonly cache: CacheStore,
     private readonly lifetimes: SessionLifetimes,
+    private readonly udpKeys: UdpKeyring,
+    private readonly maxPerPrincipal = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Stores a new pair for the principal; `replacing` is a pair consumed by rotation, removed in the same write. */
@@ -42,6 +49,7 @@ export class SessionPairStore {
     const refreshToken = newSessionToken();
     const access = sessionKey(accessToken);
     const refresh = sessionKey(refreshToken);
+    const sid = udpSessionId(accessToken);
     const accessExpires = now + this.lifetimes.accessMs;
     const refreshExpires = now + this.lifetimes.refreshMs;
     const accessRecord: AccessRecord = Object.freeze(fam === undefined ? { principal, refresh, accessExpires } : { principal, refresh, fam, accessExpires });
@@ -49,12 +57,15 @@ export class SessionPairStore {
     const writes: CacheWrite[] = replacing ? [{ kind: 'delete', ns: 'session', key: replacing.access }, ...this.unindex(principal.id, fam, replacing.refresh)] : [];
     writes.push(
       { kind: 'set', ns: 'session', key: access, value: accessRecord, ttlMs: this.lifetimes.accessMs },
+      // The UDP sid names the access record; it dies with it (a deleted record leaves the index pointing nowhere).
+      { kind: 'set', ns: 'udp-session', key: sid.toString('hex'), value: access, ttlMs: this.lifetimes.accessMs },
       { kind: 'set', ns: 'session-refresh', key: refresh, value: refreshRecord, ttlMs: this.lifetimes.refreshMs },
       { kind: 'add-member', ns: 'principal-sessions', key: principal.id, member: refresh, ttlMs: this.lifetimes.refreshMs },
     );
     if (fam !== undefined) writes.push({ kind: 'add-member', ns: 'family-sessions', key: fam, member: refresh, ttlMs: this.lifetimes.refreshMs });
     await this.cache.write(writes);
-    return Object.freeze({ accessToken, refreshToken, accessExpiration: new Date(accessExpires), refreshExpiration: new Date(refreshExpires), principal });
+    const pair = { accessToken, refreshToken, accessExpiration: new Date(accessExpires), refreshExpiration: new Date(refreshExpires), principal };
+    return Object.freeze(this.udpKeys.canDerive ? { ...pair, udpKey: this.udpKeys.keyFor(sid).toString('base64url') } : pair);
   }
 
   /** The live access record of a session access token. */
@@ -62,6 +73,20 @@ export class SessionPairStore {
     const record = await this.cache.get<AccessRecord>('session', sessionKey(accessToken));
     if (record) frozenPrincipal(record.principal);
     return record;
+  }
+
+  /** The live access record of a session named by its UDP `sid` (hex). */
+  async findAccessBySid(sidHex: string): Promise<AccessRecord | undefined> {
+    const access = await this.cache.get<string>('udp-session', sidHex);
+    if (typeof access !== 'string') return undefined;
+    const record = await this.cache.get<AccessRecord>('session', access);
+    if (record) frozenPrincipal(record.principal);
+    return record;
+  }
+
+  /** The live record of a session refresh token, without using it up. */
+  async findRefresh(refreshToken: string): Promise<RefreshRecord | undefined> {
+    return this.cache.get<RefreshRecord>('session-refresh', sessionKey(refreshToken));
   }
 
   /** Consumes a refresh token and replaces its pair; undefined when unknown, expired or already used. */
@@ -84,7 +109,11 @@ export class SessionPairStore {
 
   /** Deletes the pair of a refresh token; answers the revoked access keys (none when unknown). */
   async revokeByRefresh(refreshToken: string): Promise<string[]> {
-    const refresh = sessionKey(refreshToken);
+    return this.revokeByRefreshKey(sessionKey(refreshToken));
+  }
+
+  /** Deletes the pair of a refresh token's key; answers the revoked access keys (none when unknown). */
+  async revokeByRefreshKey(refresh: string): Promise<string[]> {
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return [];
     await this.cache.write([{ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refresh)]);
@@ -105,6 +134,28 @@ export class SessionPairStore {
     });
     if (writes.length > 0) await this.cache.write(writes);
     return revoked;
+  }
+
+  /**
+   * Revokes the principal's least recently made or refreshed pairs beyond `maxPerPrincipal`,
+   * and drops index entries whose pair has expired. Answers the revoked access keys.
+   * Of concurrent callers each takes what it revokes (GETDEL), so no pair is revoked twice.
+   */
+  async trimToLimit(principalId: string): Promise<string[]> {
+    const keys = await this.cache.members('principal-sessions', principalId);
+    if (keys.length <= this.maxPerPrincipal) return [];
+    const records = (await this.cache.getMany(keys.map((key) => ['session-refresh', key] as const))) as Array<RefreshRecord | undefined>;
+    const live = keys.flatMap((key, i) => (records[i] ? [{ key, record: records[i] }] : []));
+    const stale: CacheWrite[] = keys
+      .filter((_, i) => !records[i])
+      .map((member) => ({ kind: 'remove-member', ns: 'principal-sessions', key: principalId, member }));
+    if (stale.length > 0) await this.cache.write(stale);
+    if (live.length <= this.maxPerPrincipal) return [];
+    // Same lifetime for every pair: the earliest expiry is the least recently made or refreshed.
+    live.sort((a, b) => a.record.refreshExpires - b.record.refreshExpires);
+    const oldest = live.slice(0, live.length - this.maxPerPrincipal);
+    const revoked = await Promise.all(oldest.map(({ key }) => this.revokeByRefreshKey(key)));
+    return revoked.flat();
   }
 
   private unindex(principalId: string, fam: string | undefined, refresh: string): CacheWrite[] {

@@ -5,24 +5,45 @@
  * (`SessionLifecycle`), the credential checks with their near caches
  * (`CredentialChecks`) and the revocation hub that feeds both and the listeners.
  */
+import { isSessionToken, type SessionSummary } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
 import type { LoggerFactory } from '../contracts/logger.js';
 import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
-import type { RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
+import type { FleetPush, PushListener, RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
+import { longestLoginTokenSeconds, MAX_LIFETIME_SECONDS } from '../jwt/jwt-signer.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
+import { UdpKeyring } from '../key/udp-keyring.js';
 import { SessionStores } from '../store/session-stores.js';
 import { CredentialChecks } from './credential-checks.js';
 import { JwtInvalidation } from './jwt-invalidation.js';
+import { LoginInventory, loginSummary, type LoginOrigin } from './login-inventory.js';
+import { RefreshReuse } from './refresh-reuse.js';
 import { RevocationHub } from './revocation-hub.js';
 import { SessionLifecycle } from './session-lifecycle.js';
 import { SessionPairStore } from './session-pair-store.js';
 
 /** How long the in-memory store's verdicts are kept: a bound on memory, not on staleness. */
 const IN_MEMORY_NEAR_CACHE_MS = 60_000;
+/** Live logins kept per principal in the session inventory; a new one beyond it ends the oldest. */
+const MAX_LOGINS_PER_PRINCIPAL = 64;
+
+/**
+ * Who is asking about their logins: the principal and the login (family) of the token
+ * that asked, if it has one.
+ *
+ * @example
+ * ```ts
+ * const caller: LoginCaller | undefined = await sessions.loginCaller(bearerToken);
+ * ```
+ */
+export interface LoginCaller {
+  readonly principalId: string;
+  readonly familyId: string | undefined;
+}
 
 /**
  * Upgrade, validation, refresh and revocation of session tokens, and the invalidation of
@@ -41,6 +62,11 @@ export class TokenSessionSync {
   private readonly lifecycle: SessionLifecycle;
   private readonly checks: CredentialChecks;
   private readonly hub: RevocationHub;
+  private readonly pairs: SessionPairStore;
+  private readonly logins: LoginInventory;
+  private readonly validator: JwtTokenValidator;
+  /** How the connection registry's pushes reach the other servers (on the revocation channel). */
+  readonly fleetPush: FleetPush;
 
   constructor(
     @inject(PORTCULLIS_CONFIG) config: PortcullisConfig,
@@ -48,16 +74,22 @@ export class TokenSessionSync {
     issuer: JwtTokenIssuer,
     stores: SessionStores,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory,
+    udpKeys: UdpKeyring,
   ) {
     const security = config.security;
     const { session, clockSkewSeconds, refreshTokenDays, accessTokenMinutes } = security;
     const lifetimes = stores.options.sessionLifetimesMs;
-    const pairs = new SessionPairStore(stores.cache, {
-      accessMs: lifetimes?.access ?? session.accessMinutes * 60_000,
-      refreshMs: lifetimes?.refresh ?? session.refreshDays * 86_400_000,
+    const refreshMs = lifetimes?.refresh ?? session.refreshDays * 86_400_000;
+    const pairs = new SessionPairStore(stores.cache, { accessMs: lifetimes?.access ?? session.accessMinutes * 60_000, refreshMs }, udpKeys, session.maxPerPrincipal);
+    this.pairs = pairs;
+    this.validator = validator;
+    const skewMs = clockSkewSeconds * 1000;
+    // A login's tokens (derived ones included) live at most longestLoginTokenSeconds; a principal's
+    // may come from AccessTokenIssuer.issue with any lifetime up to MAX_LIFETIME_SECONDS.
+    const jwts = new JwtInvalidation(stores.cache, skewMs, {
+      familyMs: longestLoginTokenSeconds({ refreshTokenDays, accessTokenMinutes }) * 1000 + skewMs,
+      principalMs: MAX_LIFETIME_SECONDS * 1000 + skewMs,
     });
-    const longestJwtMs = Math.max(refreshTokenDays * 86_400_000, accessTokenMinutes * 60_000);
-    const jwts = new JwtInvalidation(stores.cache, clockSkewSeconds * 1000, longestJwtMs + clockSkewSeconds * 1000);
     const bus = stores.cache.revocations;
     // In memory every revocation reaches the near caches synchronously and none is ever lost, so
     // their verdicts are exact and the lifetime only bounds memory (and, for sessions, how often a
@@ -70,7 +102,13 @@ export class TokenSessionSync {
     const logger = loggers.create('portcullis:sessions');
     this.checks = new CredentialChecks(pairs, jwts, nearCache, () => bus.live);
     this.hub = new RevocationHub(bus, (event) => this.checks.forget(event), logger);
-    this.lifecycle = new SessionLifecycle({ security, validator, issuer, pairs, jwts, hub: this.hub, logger });
+    const reuse = new RefreshReuse(stores.cache, security.refreshReuseGraceSeconds * 1000);
+    this.logins = new LoginInventory(stores.cache, Math.max(refreshMs, refreshTokenDays * 86_400_000), MAX_LOGINS_PER_PRINCIPAL);
+    this.fleetPush = Object.freeze({
+      publish: (principalId: string, frameJson: string) => bus.publishPush(principalId, frameJson),
+      subscribe: (listener: PushListener) => bus.onPush(listener),
+    });
+    this.lifecycle = new SessionLifecycle({ security, validator, issuer, pairs, jwts, hub: this.hub, reuse, logins: this.logins, logger });
   }
 
   /**
@@ -115,15 +153,125 @@ export class TokenSessionSync {
   }
 
   /**
-   * Uses up a refresh token. A session refresh token (`…;session`) yields a new session
-   * pair and deletes the old pair; a JWT refresh token yields a new login pair of the same
-   * family. Presenting a used JWT refresh token again revokes its whole family.
+   * {@link validate} for a session named by its UDP `sid` (32 hex digits), as an
+   * authenticated datagram names it once its MAC checked out: the same record and
+   * near cache, so it is refused the moment its token would be.
    *
-   * @throws TokenError for an unknown, expired, used or wrong-kind token.
    * @throws PortcullisError `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * const principal = sessions.peekSid(sidHex) ?? (await sessions.validateSid(sidHex));
+   * ```
    */
-  refresh(refreshToken: string): Promise<RefreshResult> {
-    return this.lifecycle.refresh(refreshToken);
+  validateSid(sidHex: string): Promise<Principal | undefined> {
+    return this.checks.validateSid(sidHex);
+  }
+
+  /** {@link peek} for a session named by its UDP `sid` (hex). */
+  peekSid(sidHex: string): Principal | undefined {
+    return this.checks.peekSid(sidHex);
+  }
+
+  /**
+   * Uses up a refresh token. A session refresh token (`…;session`) yields a new session
+   * pair and deletes the old pair; the live connections of the old access token go on
+   * with the new one, on every server. A JWT refresh token yields a new login pair of the
+   * same family. Within `refresh-reuse-grace-seconds` of its first use, a refresh token
+   * presented again answers the same successor; past it, the reuse is taken for theft:
+   * a JWT refresh token's whole login ends, a session refresh token's successor pair ends.
+   *
+   * @param principalId when given, a refresh token of another principal is refused with
+   *   `forbidden` and nothing is used up (the in-band refresh of a connection).
+   * @throws TokenError for an unknown, expired, reused or wrong-kind token.
+   * @throws PortcullisError `forbidden` for another principal's token; `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * const next = await sessions.refresh(session.refreshToken);
+   * if (next.kind === 'session') keep(next.session.accessToken, next.session.refreshToken);
+   * ```
+   */
+  refresh(refreshToken: string, principalId?: string): Promise<RefreshResult> {
+    return this.lifecycle.refresh(refreshToken, principalId);
+  }
+
+  /**
+   * Records a new login (a JWT pair's family) in the principal's session inventory, with
+   * where it came from. Beyond 64 live logins per principal the oldest is ended.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * const pair = issuer.issueLoginPair(account.storageId, claims);
+   * await sessions.recordLogin(account.storageId, pair.familyId, { ip: req.ip, userAgent: req.get('user-agent') });
+   * ```
+   */
+  recordLogin(principalId: string, familyId: string, origin: LoginOrigin = {}): Promise<void> {
+    return this.lifecycle.recordLogin(principalId, familyId, origin);
+  }
+
+  /**
+   * The principal and login of a bearer token that a shield accepted (a session access
+   * token or a JWT access token); undefined when it is neither any more.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * const caller = await sessions.loginCaller(token);
+   * if (caller) res.json({ sessions: await sessions.listLogins(caller) });
+   * ```
+   */
+  async loginCaller(token: string): Promise<LoginCaller | undefined> {
+    if (isSessionToken(token)) {
+      const record = await this.pairs.findAccess(token);
+      return record && { principalId: record.principal.id, familyId: record.fam };
+    }
+    const checked = this.validator.validate(token, 'access');
+    return checked.ok ? { principalId: checked.claims.sub, familyId: checked.claims.fam } : undefined;
+  }
+
+  /**
+   * The caller's live logins, newest first, its own marked `current`.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * const sessions = await tokenSessions.listLogins(caller);
+   * ```
+   */
+  async listLogins(caller: LoginCaller): Promise<SessionSummary[]> {
+    return (await this.logins.list(caller.principalId)).map((login) => loginSummary(login, caller.familyId));
+  }
+
+  /**
+   * Ends one login of the caller by its inventory id: its JWTs, its session pairs and
+   * their sockets, on every server. False when the id names no live login of the caller.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * if (!(await sessions.endLogin(caller, id))) throw new PortcullisError('not_found', 'no such session');
+   * ```
+   */
+  async endLogin(caller: LoginCaller, id: string): Promise<boolean> {
+    const login = (await this.logins.list(caller.principalId)).find((candidate) => candidate.id === id);
+    if (login === undefined) return false;
+    await this.lifecycle.endLogin(login);
+    return true;
+  }
+
+  /**
+   * Ends every login of the caller except its own; answers how many ended.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * await sessions.endOtherLogins(caller);
+   * ```
+   */
+  async endOtherLogins(caller: LoginCaller): Promise<number> {
+    const others = (await this.logins.list(caller.principalId)).filter((login) => login.fam !== caller.familyId);
+    for (const login of others) await this.lifecycle.endLogin(login);
+    return others.length;
   }
 
   /**

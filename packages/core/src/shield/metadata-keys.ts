@@ -17,3 +17,9 @@ export const GATE_METADATA = Symbol.for('portcullis:gate');
 
 /** On a prototype (own only): the keys of the methods that prototype declared as gates. */
 export const GATE_METHODS_METADATA = Symbol.for('portcullis:gate-methods');
+
+/** On a class or a method: `true` where `@AllowAnonymous` was declared. */
+export const ANONYMOUS_METADATA = Symbol.for('portcullis:allow-anonymous');
+
+/** On a class or a method: the `@RateLimit` rule declared there. */
+export const RATE_LIMIT_METADATA = Symbol.for('portcullis:rate-limit');

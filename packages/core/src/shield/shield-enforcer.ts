@@ -1,17 +1,30 @@
 import { inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { AuthContext, ShieldResult } from '../contracts/auth-context.js';
-import { LOGGER_FACTORY, PORTCULLIS_CONTAINER } from '../contracts/injection-tokens.js';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER } from '../contracts/injection-tokens.js';
 import type { Logger, LoggerFactory } from '../contracts/logger.js';
+import type { ShieldFallback } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
 import { REFUSALS, type EnforceResult } from '../contracts/refusals.js';
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
-import type { ShieldPlan } from './shield-plan-reader.js';
+import { JwtAuth } from './jwt-auth.js';
+import { RateLimiter, type RateLimitAnswer } from './rate-limiter.js';
+import { SessionAuth } from './session-auth.js';
+import { SessionOrJwtAuth } from './session-or-jwt-auth.js';
+import type { PlannedRateLimit, ShieldPlan } from './shield-plan-reader.js';
 import type { ShieldClass } from './shield.decorator.js';
 
-const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
+const OPEN: Extract<EnforceResult, { ok: true }> = Object.freeze({ ok: true, principal: undefined });
+
+/** The shield each `svc:security:shields:fallback` puts on a gate or route that declares none. */
+const FALLBACK_SHIELDS: Readonly<Record<ShieldFallback, ShieldClass | undefined>> = Object.freeze({
+  none: undefined,
+  jwt: JwtAuth,
+  session: SessionAuth,
+  any: SessionOrJwtAuth,
+});
 
 /**
  * The one place that decides whether a request may pass a {@link ShieldPlan}.
@@ -19,6 +32,11 @@ const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
  * the verdict to their own output. Shield classes are resolved through the
  * container once and reused. Fails closed: a shield that throws, or answers
  * something that is not a `ShieldResult`, gives `unavailable` without detail.
+ *
+ * In order: the plan's shield, or for a plan that declares none and is not
+ * `@AllowAnonymous` the `svc:security:shields:fallback` shield; then the roles of
+ * every `@Authorize`; then the plan's `@RateLimit`, counted only for requests that
+ * got this far (`rate_limited` with `retryAfterMs` over the limit).
  *
  * @example
  * ```ts
@@ -31,22 +49,68 @@ const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
 export class ShieldEnforcer {
   private readonly shields = new Map<ShieldClass, ShieldAuth>();
   private readonly log: Logger;
+  private readonly fallback: ShieldClass | undefined;
+  private readonly fallbackName: ShieldFallback;
+  private readonly announced = new Set<string>();
+  private readonly unannounced: string[] = [];
+  private limiter: RateLimiter | undefined;
 
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
   ) {
     this.log = loggers.create('portcullis:shield');
+    this.fallbackName = container.isRegistered(PORTCULLIS_CONFIG, true) ? container.resolve(PORTCULLIS_CONFIG).security.shields.fallback : 'none';
+    this.fallback = FALLBACK_SHIELDS[this.fallbackName];
   }
 
   /**
-   * Resolves the plan's shield now, so a shield whose dependencies are missing
-   * fails at start-up instead of on the first request.
+   * Resolves the plan's shield (or the fallback shield) and rate limiter now, so
+   * missing dependencies fail at start-up instead of on the first request. With
+   * `where` (e.g. `gate /game ping`, `POST /auth/signup`), a plan that answers
+   * anonymously is remembered for {@link announceAnonymous}.
    *
    * @throws the container's resolution error.
    */
-  prepare(plan: ShieldPlan): void {
-    if (plan.shield) this.shieldFor(plan.shield);
+  prepare(plan: ShieldPlan, where?: string): void {
+    const shield = this.shieldOf(plan);
+    if (shield) this.shieldFor(shield);
+    else if (where !== undefined && !this.announced.has(where)) {
+      this.announced.add(where);
+      this.unannounced.push(where);
+    }
+    if (plan.rateLimit) this.rateLimiter();
+  }
+
+  /**
+   * Logs, in one line, the gates and routes prepared since the last call that
+   * answer anonymously (no shield applies to them); each is logged once. The
+   * dispatcher and the express mount call it after registering.
+   *
+   * @example
+   * ```ts
+   * enforcer.prepare(readShieldPlan(GamePortal, 'ping'), 'gate /game ping');
+   * enforcer.announceAnonymous(); // info: answering anonymously { anonymous: ['gate /game ping'], fallback: 'none' }
+   * ```
+   */
+  announceAnonymous(): void {
+    if (this.unannounced.length === 0) return;
+    const anonymous = this.unannounced.splice(0);
+    this.log.info('answering anonymously', { anonymous, fallback: this.fallbackName });
+  }
+
+  /**
+   * True when {@link decide} answers every request of `plan` at once with an open
+   * verdict: no shield, no fallback, no rate limit. An adapter may then skip
+   * building the context; the answer is the enforcer's all the same.
+   *
+   * @example
+   * ```ts
+   * const verdict = enforcer.isOpen(plan) ? OPEN : enforcer.decide(plan, ctx);
+   * ```
+   */
+  isOpen(plan: ShieldPlan): boolean {
+    return this.shieldOf(plan) === undefined && plan.rateLimit === undefined;
   }
 
   /** Runs the plan's shield and role checks for one request. Never throws. */
@@ -66,15 +130,50 @@ export class ShieldEnforcer {
    * ```
    */
   decide(plan: ShieldPlan, ctx: AuthContext): EnforceResult | Promise<EnforceResult> {
-    const shieldClass = plan.shield;
-    if (shieldClass === undefined) return OPEN;
+    const shieldClass = this.shieldOf(plan);
+    if (shieldClass === undefined) return plan.rateLimit ? this.limit(plan.rateLimit, OPEN, ctx) : OPEN;
     try {
       const answer = this.shieldFor(shieldClass).authenticate(ctx);
-      if (typeof (answer as PromiseLike<ShieldResult> | undefined)?.then !== 'function') return this.judge(plan, shieldClass, answer as ShieldResult);
-      return Promise.resolve(answer).then((result) => this.judge(plan, shieldClass, result)).catch((error: unknown) => this.failed(shieldClass, error));
+      if (typeof (answer as PromiseLike<ShieldResult> | undefined)?.then !== 'function') {
+        return this.afterShield(plan, this.judge(plan, shieldClass, answer as ShieldResult), ctx);
+      }
+      return Promise.resolve(answer)
+        .then((result) => this.afterShield(plan, this.judge(plan, shieldClass, result), ctx))
+        .catch((error: unknown) => this.failed(shieldClass, error));
     } catch (error) {
       return this.failed(shieldClass, error);
     }
+  }
+
+  /** The shield that guards `plan`: its own, else the fallback unless it is `@AllowAnonymous`. */
+  private shieldOf(plan: ShieldPlan): ShieldClass | undefined {
+    return plan.shield ?? (plan.anonymous ? undefined : this.fallback);
+  }
+
+  private afterShield(plan: ShieldPlan, verdict: EnforceResult, ctx: AuthContext): EnforceResult | Promise<EnforceResult> {
+    return verdict.ok === true && plan.rateLimit ? this.limit(plan.rateLimit, verdict, ctx) : verdict;
+  }
+
+  /** Counts the request against the rule; the verdict passes on when within the limit. */
+  private limit(rule: PlannedRateLimit, verdict: Extract<EnforceResult, { ok: true }>, ctx: AuthContext): EnforceResult | Promise<EnforceResult> {
+    const caller = callerOf(rule, verdict.principal, ctx);
+    let answer: RateLimitAnswer | Promise<RateLimitAnswer>;
+    try {
+      answer = this.rateLimiter().check(rule, caller);
+    } catch (error) {
+      return this.limitFailed(error);
+    }
+    if (typeof answer === 'number') return answer === 0 ? verdict : rateLimited(answer);
+    return answer.then((wait) => (wait === 0 ? verdict : rateLimited(wait)), (error: unknown) => this.limitFailed(error));
+  }
+
+  private rateLimiter(): RateLimiter {
+    return (this.limiter ??= this.container.isRegistered(RateLimiter, true) ? this.container.resolve(RateLimiter) : new RateLimiter(undefined));
+  }
+
+  private limitFailed(error: unknown): EnforceResult {
+    this.log.error('rate-limit counter failed; refusing with unavailable', describeError(error));
+    return REFUSALS.unavailable;
   }
 
   /** The verdict on a shield's answer; throws only for an answer too malformed to read (caller fails closed). */
@@ -107,6 +206,20 @@ export class ShieldEnforcer {
     this.log.error('shield failed; refusing with unavailable', { shield: shieldClass.name, ...describeError(error) });
     return REFUSALS.unavailable;
   }
+}
+
+/**
+ * The counter a request counts against: `p:` and the principal id, `a:` and the
+ * client address (also for `principal` when there is no principal), `c:` and the client id.
+ */
+function callerOf(rule: PlannedRateLimit, principal: Principal | undefined, ctx: AuthContext): string {
+  if (rule.by === 'connection') return `c:${ctx.clientId}`;
+  if (rule.by === 'principal' && principal !== undefined) return `p:${principal.id}`;
+  return `a:${ctx.remoteAddress ?? ''}`;
+}
+
+function rateLimited(retryAfterMs: number): EnforceResult {
+  return { ok: false, code: 'rate_limited', message: REFUSALS.rate_limited.message, retryAfterMs };
 }
 
 function hasRoles(principal: Principal, roleSets: readonly (readonly string[])[]): boolean {

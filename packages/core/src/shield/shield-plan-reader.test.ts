@@ -35,7 +35,7 @@ class Unshielded {
 
 describe('readShieldPlan: class and method', () => {
   it('applies the class shield to undecorated methods', () => {
-    expect(readShieldPlan(GamePortal, 'move')).toEqual({ shield: SessionAuth, source: 'class', roleSets: [], authorize: false });
+    expect(readShieldPlan(GamePortal, 'move')).toEqual({ shield: SessionAuth, source: 'class', roleSets: [], authorize: false, anonymous: false });
   });
 
   it("lets a method's shield replace the class's", () => {
@@ -43,16 +43,16 @@ describe('readShieldPlan: class and method', () => {
   });
 
   it("keeps the class's shield for a method that only adds @Authorize, and adds its roles", () => {
-    expect(readShieldPlan(GamePortal, 'kick')).toEqual({ shield: SessionAuth, source: 'class', roleSets: [['admin']], authorize: true });
+    expect(readShieldPlan(GamePortal, 'kick')).toEqual({ shield: SessionAuth, source: 'class', roleSets: [['admin']], authorize: true, anonymous: false });
   });
 
   it('leaves unshielded methods of an unshielded class open', () => {
-    expect(readShieldPlan(Unshielded, 'ping')).toEqual({ shield: undefined, source: 'none', roleSets: [], authorize: false });
+    expect(readShieldPlan(Unshielded, 'ping')).toEqual({ shield: undefined, source: 'none', roleSets: [], authorize: false, anonymous: false });
     expect(readShieldPlan(Unshielded, 'secret').shield).toBe(KeyAuth);
   });
 
   it('authenticates @Authorize without any shield with JwtAuth', () => {
-    expect(readShieldPlan(Unshielded, 'me')).toEqual({ shield: JwtAuth, source: 'authorize', roleSets: [], authorize: true });
+    expect(readShieldPlan(Unshielded, 'me')).toEqual({ shield: JwtAuth, source: 'authorize', roleSets: [], authorize: true, anonymous: false });
   });
 
   it('requires every @Authorize of class and method (AND); roles inside one are alternatives (OR)', () => {
@@ -99,7 +99,7 @@ describe('readShieldPlan: subclasses', () => {
   }
 
   it("inherits the parent's class shield and roles when the subclass declares none", () => {
-    expect(readShieldPlan(PlainChild, 'list')).toEqual({ shield: JwtAuth, source: 'class', roleSets: [['staff']], authorize: true });
+    expect(readShieldPlan(PlainChild, 'list')).toEqual({ shield: JwtAuth, source: 'class', roleSets: [['staff']], authorize: true, anonymous: false });
   });
 
   it("keeps an overridden method's decorators when the override has none", () => {

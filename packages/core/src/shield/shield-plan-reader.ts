@@ -1,8 +1,23 @@
 import 'reflect-metadata';
 import type { AuthorizeRequirement } from './authorize.decorator.js';
 import { JwtAuth } from './jwt-auth.js';
-import { AUTHORIZE_METADATA, SHIELD_METADATA } from './metadata-keys.js';
+import { describeTarget } from './decorator-target.js';
+import { ANONYMOUS_METADATA, AUTHORIZE_METADATA, RATE_LIMIT_METADATA, SHIELD_METADATA } from './metadata-keys.js';
+import type { RateLimitRule } from './rate-limit.decorator.js';
 import type { ShieldClass } from './shield.decorator.js';
+
+/**
+ * A plan's `@RateLimit` with the scope its counters are kept under: `Class.method`,
+ * the same on every server that runs the same code.
+ *
+ * @example
+ * ```ts
+ * readShieldPlan(GamePortal, 'move').rateLimit; // { limit: 20, windowSeconds: 1, by: 'principal', scope: 'GamePortal.move' }
+ * ```
+ */
+export interface PlannedRateLimit extends RateLimitRule {
+  readonly scope: string;
+}
 
 /**
  * What protects one gate or route, merged once from its class and method
@@ -23,6 +38,13 @@ export interface ShieldPlan {
   readonly roleSets: readonly (readonly string[])[];
   /** True when at least one `@Authorize` applies (an authenticated principal is required). */
   readonly authorize: boolean;
+  /**
+   * True when the nearest declaration is `@AllowAnonymous`: no shield, and the
+   * `shields:fallback` setting does not apply.
+   */
+  readonly anonymous: boolean;
+  /** The `@RateLimit` that applies (the method's, else the class's), if any. */
+  readonly rateLimit: PlannedRateLimit | undefined;
 }
 
 const plans = new WeakMap<Function, Map<string | symbol, ShieldPlan>>();
@@ -34,10 +56,14 @@ const plans = new WeakMap<Function, Map<string | symbol, ShieldPlan>>();
  *   method it overrides) replaces the class's; otherwise the class's shield applies,
  *   declared on the class or inherited from the nearest base class that has one.
  *   An override without decorators keeps the decorators of the method it overrides.
+ *   `@AllowAnonymous` counts as a shield declaration here: the nearest of the two wins,
+ *   and a plan without either is guarded by `shields:fallback` (see `ShieldEnforcer`).
+ * - **RateLimit: the nearest wins**, by the same rule: the method's, else the class's.
  * - **Authorize: all must hold.** Every `@Authorize` on the class, its base classes,
  *   the method and the methods it overrides applies; roles inside one `@Authorize`
  *   are alternatives (any of them), separate `@Authorize`s add up (all of them).
- * - `@Authorize` without any shield authenticates with `JwtAuth`.
+ * - `@Authorize` without any shield authenticates with `JwtAuth`; `@Authorize` on an
+ *   anonymous method is a contradiction and throws.
  *
  * Plans are cached per (class, method): read once per route or gate, never per message.
  *
@@ -67,21 +93,58 @@ export function readShieldPlan(target: Function, method: string | symbol): Shiel
  * ```
  */
 export function shieldPlan(shield: ShieldClass): ShieldPlan {
-  return Object.freeze({ shield, source: 'direct', roleSets: NO_ROLES, authorize: false });
+  return Object.freeze({ shield, source: 'direct', roleSets: NO_ROLES, authorize: false, anonymous: false, rateLimit: undefined });
 }
 
 const NO_ROLES: ShieldPlan['roleSets'] = Object.freeze([]);
 
+type Declared = { readonly shield: ShieldClass } | { readonly anonymous: true } | undefined;
+
 function mergePlan(target: Function, method: string | symbol): ShieldPlan {
-  const methodShield: ShieldClass | undefined = Reflect.getMetadata(SHIELD_METADATA, target.prototype, method);
-  const classShield: ShieldClass | undefined = Reflect.getMetadata(SHIELD_METADATA, target);
+  const methodDeclared = nearestMethod(target.prototype, method, declaredShield);
+  const classDeclared = nearestClass(target, declaredShield);
   const requirements = [...classRequirements(target), ...methodRequirements(target.prototype, method)];
   const authorize = requirements.length > 0;
   const roleSets = Object.freeze(requirements.filter((r) => r.roles.length > 0).map((r) => r.roles));
-  if (methodShield) return Object.freeze({ shield: methodShield, source: 'method', roleSets, authorize });
-  if (classShield) return Object.freeze({ shield: classShield, source: 'class', roleSets, authorize });
-  if (authorize) return Object.freeze({ shield: JwtAuth, source: 'authorize', roleSets, authorize });
-  return Object.freeze({ shield: undefined, source: 'none', roleSets, authorize });
+  const rule = nearestMethod<RateLimitRule>(target.prototype, method, ownRule) ?? nearestClass<RateLimitRule>(target, ownRule);
+  const rateLimit = rule && Object.freeze({ ...rule, scope: describeTarget(target, method) });
+  const declared = methodDeclared ?? classDeclared;
+  const source = methodDeclared ? 'method' : classDeclared ? 'class' : authorize ? 'authorize' : 'none';
+  if (declared && 'anonymous' in declared) {
+    if (authorize) throw new TypeError(`${describeTarget(target, method)} is @AllowAnonymous but an @Authorize applies to it; declare one of them`);
+    return Object.freeze({ shield: undefined, source, roleSets, authorize, anonymous: true, rateLimit });
+  }
+  const shield = declared?.shield ?? (authorize ? JwtAuth : undefined);
+  return Object.freeze({ shield, source, roleSets, authorize, anonymous: false, rateLimit });
+}
+
+function declaredShield(target: object, method?: string | symbol): Declared {
+  const shield: ShieldClass | undefined = method === undefined ? Reflect.getOwnMetadata(SHIELD_METADATA, target) : Reflect.getOwnMetadata(SHIELD_METADATA, target, method);
+  if (shield) return { shield };
+  const anonymous = method === undefined ? Reflect.getOwnMetadata(ANONYMOUS_METADATA, target) : Reflect.getOwnMetadata(ANONYMOUS_METADATA, target, method);
+  return anonymous === true ? { anonymous: true } : undefined;
+}
+
+function ownRule(target: object, method?: string | symbol): RateLimitRule | undefined {
+  return method === undefined ? Reflect.getOwnMetadata(RATE_LIMIT_METADATA, target) : Reflect.getOwnMetadata(RATE_LIMIT_METADATA, target, method);
+}
+
+/** The first declaration found on the method or the methods it overrides. */
+function nearestMethod<T>(prototype: object | undefined, method: string | symbol, read: (p: object, method: string | symbol) => T | undefined): T | undefined {
+  for (let p: object | null | undefined = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    const found = read(p, method);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The first declaration found on the class or its base classes. */
+function nearestClass<T>(target: Function, read: (c: Function) => T | undefined): T | undefined {
+  for (let c: Function | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    const found = read(c);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function classRequirements(target: Function): AuthorizeRequirement[] {

@@ -1,6 +1,6 @@
 import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { decoratedTarget, defineOwnMetadata, describeTarget, ownMetadata, type ClassOrMethodDecorator } from './decorator-target.js';
-import { SHIELD_METADATA } from './metadata-keys.js';
+import { ANONYMOUS_METADATA, SHIELD_METADATA } from './metadata-keys.js';
 
 /**
  * A class implementing {@link ShieldAuth}; resolved through tsyringe, so it may inject services.
@@ -17,7 +17,7 @@ export type ShieldClass = new (...args: any[]) => ShieldAuth;
  * Only records metadata; `readShieldPlan` merges it and `ShieldEnforcer` enforces
  * it. A method's shield replaces its class's shield; one shield per class or method.
  *
- * @throws TypeError when `auth` is not a class, or the target already has a shield.
+ * @throws TypeError when `auth` is not a class, or the target already has a shield or `@AllowAnonymous`.
  * @example
  * ```ts
  * @Portal('/game')
@@ -35,6 +35,9 @@ export function Shield(auth: ShieldClass): ClassOrMethodDecorator {
     const where = decoratedTarget('@Shield', target, propertyKey, descriptor);
     if (ownMetadata(SHIELD_METADATA, where) !== undefined) {
       throw new TypeError(`${describeTarget(target, propertyKey)} already has a shield; put one shield per class or method`);
+    }
+    if (ownMetadata(ANONYMOUS_METADATA, where) !== undefined) {
+      throw new TypeError(`${describeTarget(target, propertyKey)} has a shield and @AllowAnonymous; declare one of them`);
     }
     defineOwnMetadata(SHIELD_METADATA, auth, where);
   };

@@ -21,6 +21,8 @@ export type CacheNamespace =
   | 'session'
   /** session refresh token → refresh record */
   | 'session-refresh'
+  /** a session's UDP `sid` (hex) → the key of its access record, for as long as the access token lives */
+  | 'udp-session'
   /** jti of an upgraded, rotated or logged-out JWT → marker until the JWT expires */
   | 'used-jwt'
   /** login family id → marker: every JWT of that family is refused */
@@ -31,10 +33,20 @@ export type CacheNamespace =
   | 'principal-sessions'
   /** login family id → set of session refresh tokens upgraded from that login */
   | 'family-sessions'
-  /** account key → failure count in the current window */
+  /** session refresh token key → when it was used and its successor's refresh key (reuse detection) */
+  | 'used-session-refresh'
+  /** used refresh token's digest → its successor, sealed with the used token (only within the reuse grace) */
+  | 'refresh-successor'
+  /** login family id → login record (the session inventory) */
+  | 'login'
+  /** principal id → set of login family ids (the session inventory's per-principal index) */
+  | 'principal-logins'
+  /** account key → login attempts not yet known to have succeeded, in the current window or lock */
   | 'lockout-failures'
-  /** account key → marker while the account is locked */
-  | 'lockout-lock'
+  /** client address (IPv6: its /64) → failed logins and refused signups in the current window */
+  | 'lockout-address'
+  /** digest of a `@RateLimit` scope, caller and window → requests claimed in that window */
+  | 'rate-limit'
   /** '' → epoch seconds when the store's data began; JWTs issued before it are refused (see store-epoch.ts) */
   | 'store-epoch';
 
@@ -95,10 +107,19 @@ export interface CacheStore {
   take<T>(ns: CacheNamespace, key: string): Promise<T | undefined>;
   /** Applies every write or none (a Redis MULTI; one synchronous step in memory). */
   write(writes: readonly CacheWrite[]): Promise<void>;
+  /** The members of a set (empty when absent). */
+  members(ns: CacheNamespace, key: string): Promise<string[]>;
   /** Reads and deletes a set in one step. */
   takeMembers(ns: CacheNamespace, key: string): Promise<string[]>;
-  /** Atomically adds one to a counter that starts a `windowMs` TTL when created; answers the new count. */
-  increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number>;
+  /**
+   * Atomically adds `by` (default 1; may be negative) to a counter that starts a `windowMs`
+   * TTL when created; answers the new count. An existing counter keeps its TTL.
+   */
+  increment(ns: CacheNamespace, key: string, windowMs: number, by?: number): Promise<number>;
+  /** A counter's value (0 when absent) and milliseconds until it expires, in one round trip. */
+  counter(ns: CacheNamespace, key: string): Promise<{ readonly count: number; readonly remainingMs: number }>;
+  /** Gives an existing entry a new TTL of `ttlMs` from now; false when the entry is absent. */
+  expire(ns: CacheNamespace, key: string, ttlMs: number): Promise<boolean>;
   /** Milliseconds until the entry expires; 0 when it is absent. */
   remainingMs(ns: CacheNamespace, key: string): Promise<number>;
   /** Resolves once the store can serve requests (at once in memory), or rejects with `unavailable` after `timeoutMs`. */

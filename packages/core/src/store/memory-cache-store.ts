@@ -96,19 +96,36 @@ export class MemoryCacheStore implements CacheStore {
     }
   }
 
+  async members(ns: CacheNamespace, key: string): Promise<string[]> {
+    const members = this.entry(ns, key)?.value as Set<string> | undefined;
+    return members ? [...members] : [];
+  }
+
   async takeMembers(ns: CacheNamespace, key: string): Promise<string[]> {
     const members = await this.take<Set<string>>(ns, key);
     return members ? [...members] : [];
   }
 
-  async increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number> {
+  async increment(ns: CacheNamespace, key: string, windowMs: number, by = 1): Promise<number> {
     const entry = this.entry(ns, key);
     if (!entry) {
-      this.entries.set(this.fullKey(ns, key), { value: 1, expires: Date.now() + windowMs });
-      return 1;
+      this.entries.set(this.fullKey(ns, key), { value: by, expires: Date.now() + windowMs });
+      return by;
     }
-    entry.value = (entry.value as number) + 1;
+    entry.value = (entry.value as number) + by;
     return entry.value as number;
+  }
+
+  async counter(ns: CacheNamespace, key: string): Promise<{ count: number; remainingMs: number }> {
+    const entry = this.entry(ns, key);
+    if (!entry) return { count: 0, remainingMs: 0 };
+    return { count: entry.value as number, remainingMs: entry.expires === undefined ? 0 : Math.max(0, entry.expires - Date.now()) };
+  }
+
+  async expire(ns: CacheNamespace, key: string, ttlMs: number): Promise<boolean> {
+    const entry = this.entry(ns, key);
+    if (entry) entry.expires = Date.now() + ttlMs;
+    return entry !== undefined;
   }
 
   async remainingMs(ns: CacheNamespace, key: string): Promise<number> {

@@ -9,6 +9,7 @@
 import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import type { Logger } from '../contracts/logger.js';
+import { ConfigError } from '../errors/portcullis-error.js';
 import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './cache-entry.js';
 import { storeUnavailable, type CacheNamespace, type CacheRef, type CacheStore, type CacheWrite } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, topologyOf, waitUntilReady, type RedisClient, type RedisTarget } from './redis-connection.js';
@@ -30,6 +31,11 @@ export interface RedisCacheStoreOptions extends RedisTarget {
   readonly operationTimeoutMs?: number;
   /** Operations waiting for Redis at once; past it an operation fails with `unavailable` before anything is sent. Default 2048. */
   readonly maxPendingOperations?: number;
+  /**
+   * What {@link RedisCacheStore.ready} does when Redis's `maxmemory-policy` may evict keys:
+   * `refuse` (production) rejects with a `ConfigError`, `warn` (default) logs an error.
+   */
+  readonly onEvictingPolicy?: 'refuse' | 'warn';
 }
 
 /** Operations waiting for Redis at once, by default, before more are refused. */
@@ -59,6 +65,9 @@ export class RedisCacheStore implements CacheStore {
   private readonly maxPending: number;
   /** On a cluster, a batch may span slots: no MULTI or MGET across them. */
   private readonly cluster: boolean;
+  private readonly onEvictingPolicy: 'refuse' | 'warn';
+  private readonly logger: Logger;
+  private policyChecked = false;
   private pending = 0;
   private closed = false;
 
@@ -66,6 +75,8 @@ export class RedisCacheStore implements CacheStore {
     this.prefix = options.keyPrefix ?? 'portcullis';
     this.timeoutMs = options.operationTimeoutMs ?? 1000;
     this.maxPending = options.maxPendingOperations ?? DEFAULT_MAX_PENDING_OPERATIONS;
+    this.onEvictingPolicy = options.onEvictingPolicy ?? 'warn';
+    this.logger = logger;
     if (!Number.isSafeInteger(this.maxPending) || this.maxPending <= 0) {
       throw new TypeError(`maxPendingOperations must be a positive integer, got ${this.maxPending}`);
     }
@@ -152,6 +163,10 @@ export class RedisCacheStore implements CacheStore {
     await multi.exec();
   }
 
+  members(ns: CacheNamespace, key: string): Promise<string[]> {
+    return this.run(async () => (await this.client.sMembers(this.fullKey(ns, key))).map(String));
+  }
+
   takeMembers(ns: CacheNamespace, key: string): Promise<string[]> {
     return this.run(async () => {
       const full = this.fullKey(ns, key);
@@ -160,24 +175,42 @@ export class RedisCacheStore implements CacheStore {
     });
   }
 
-  increment(ns: CacheNamespace, key: string, windowMs: number): Promise<number> {
+  increment(ns: CacheNamespace, key: string, windowMs: number, by = 1): Promise<number> {
     return this.run(async () => {
       const full = this.fullKey(ns, key);
       const ms = Math.max(1, Math.ceil(windowMs));
-      // Counters are raw integers (INCR needs them) and are never read through keyv.
-      const replies = await this.client.multi().set(full, '0', { expiration: { type: 'PX', value: ms }, condition: 'NX' }).incr(full).exec();
+      // Counters are raw integers (INCRBY needs them) and are never read through keyv.
+      const replies = await this.client.multi().set(full, '0', { expiration: { type: 'PX', value: ms }, condition: 'NX' }).incrBy(full, by).exec();
       return Number(replies[1]);
     });
+  }
+
+  counter(ns: CacheNamespace, key: string): Promise<{ count: number; remainingMs: number }> {
+    return this.run(async () => {
+      const full = this.fullKey(ns, key);
+      const [count, ttl] = await this.client.multi().get(full).pTTL(full).exec();
+      return { count: Number(count ?? 0) || 0, remainingMs: Math.max(0, Number(ttl)) };
+    });
+  }
+
+  expire(ns: CacheNamespace, key: string, ttlMs: number): Promise<boolean> {
+    return this.run(async () => Number(await this.client.pExpire(this.fullKey(ns, key), Math.max(1, Math.ceil(ttlMs)))) === 1);
   }
 
   remainingMs(ns: CacheNamespace, key: string): Promise<number> {
     return this.run(async () => Math.max(0, Number(await this.client.pTTL(this.fullKey(ns, key)))));
   }
 
-  /** Waits for both connections and starts the store epoch if this Redis has none (see store-epoch.ts). */
+  /**
+   * Waits for both connections, checks that Redis never evicts keys (see {@link RedisCacheStoreOptions.onEvictingPolicy})
+   * and starts the store epoch if this Redis has none (see store-epoch.ts).
+   *
+   * @throws ConfigError with `onEvictingPolicy: 'refuse'` when `maxmemory-policy` is not `noeviction`.
+   */
   async ready(timeoutMs = 2000): Promise<void> {
     await waitUntilReady(this.client, timeoutMs);
     await this.revocations.whenLive(timeoutMs);
+    if (!this.policyChecked) await this.checkEvictionPolicy();
     await establishStoreEpoch(this);
   }
 
@@ -191,6 +224,33 @@ export class RedisCacheStore implements CacheStore {
   private fullKey(ns: CacheNamespace, key: string): string {
     // The hash tag only on a cluster: single and sentinel keep the names they always had.
     return this.cluster ? `${this.prefix}:${ns}:{${key}}` : `${this.prefix}:${ns}:${key}`;
+  }
+
+  /**
+   * Every key portcullis writes has a TTL, so any policy but `noeviction` (the `volatile-*` ones
+   * too) may drop revocation markers under memory pressure, and a logged-out token works again.
+   * Checked whether or not `maxmemory` is set, since it can be set at run time.
+   */
+  private async checkEvictionPolicy(): Promise<void> {
+    let policy: string | undefined;
+    try {
+      policy = (await this.run(() => this.client.configGet('maxmemory-policy')))['maxmemory-policy'];
+    } catch {
+      policy = undefined;
+    }
+    if (policy === undefined) {
+      this.logger.warn('could not read the Redis maxmemory-policy (CONFIG GET is refused); it must be noeviction, or revoked tokens can come back');
+      this.policyChecked = true;
+      return;
+    }
+    if (policy === 'noeviction') {
+      this.policyChecked = true;
+      return;
+    }
+    const problem = `Redis maxmemory-policy is ${policy}: under memory pressure Redis may evict revocation markers, and logged-out tokens work again; set maxmemory-policy noeviction`;
+    if (this.onEvictingPolicy === 'refuse') throw new ConfigError('svc:persistence:cache:url', problem);
+    this.policyChecked = true;
+    this.logger.error(`!!! ${problem} (refused in production) !!!`);
   }
 
   /**

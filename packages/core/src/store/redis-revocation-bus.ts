@@ -1,14 +1,15 @@
 /**
- * Revocation events over Redis pub/sub: sharded pub/sub (SPUBLISH/SSUBSCRIBE) on a cluster,
- * classic pub/sub otherwise. A subscribed connection can run no other command, so on a single
- * server the bus keeps its own duplicate of the command connection; cluster and sentinel
- * clients keep their own pub/sub connections (following the shard or the primary). While that subscriber is
+ * Revocation events, and pushes to a principal's connections, over Redis pub/sub: sharded
+ * pub/sub (SPUBLISH/SSUBSCRIBE) on a cluster, classic pub/sub otherwise. A subscribed
+ * connection can run no other command, so on a single server the bus keeps its own duplicate
+ * of the command connection; cluster and sentinel clients keep their own pub/sub connections
+ * (following the shard or the primary). While that subscriber is
  * down the bus is not `live` and near caches stay empty; when it drops or comes back the
  * bus signals a gap so they are cleared, because events published meanwhile are lost.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../contracts/logger.js';
-import type { CredentialsRevoked } from '../contracts/sessions.js';
+import type { CredentialsRevoked, SessionSuccessor } from '../contracts/sessions.js';
 import { storeUnavailable } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, topologyOf, type RedisClient } from './redis-connection.js';
 import { LocalRevocationBus } from './revocation-bus.js';
@@ -19,16 +20,29 @@ interface BusMessage {
   readonly e: CredentialsRevoked;
 }
 
+/** A push on the same channel (`{"o","p","f"}`): servers of older releases ignore it, having no `e`. */
+interface PushMessage {
+  readonly o: string;
+  /** The principal. */
+  readonly p: string;
+  /** The frame. */
+  readonly f: unknown;
+}
+
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
-function readMessage(text: string): BusMessage | undefined {
+const isSuccessorArray = (value: unknown): value is SessionSuccessor[] =>
+  Array.isArray(value) && value.every((v) => typeof v?.from === 'string' && typeof v?.to === 'string');
+
+function readMessage(text: string): BusMessage | PushMessage | undefined {
   let message: unknown;
   try {
     message = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionKeys?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown } };
+  const { o, e, p, f } = (message ?? {}) as { o?: unknown; e?: { sessionKeys?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown; successors?: unknown }; p?: unknown; f?: unknown };
+  if (typeof o === 'string' && e === undefined && typeof p === 'string' && f !== undefined) return { o, p, f };
   if (typeof o !== 'string' || !e || !isStringArray(e.sessionKeys) || !isStringArray(e.jtis)) return undefined;
   if (e.principalId !== undefined && typeof e.principalId !== 'string') return undefined;
   if (e.families !== undefined && !isStringArray(e.families)) return undefined;
@@ -36,6 +50,10 @@ function readMessage(text: string): BusMessage | undefined {
   const event: { -readonly [K in keyof CredentialsRevoked]: CredentialsRevoked[K] } = { kind: 'revoked', sessionKeys: e.sessionKeys, jtis: e.jtis };
   if (e.families !== undefined && e.families.length > 0) event.families = e.families;
   if (e.principalId !== undefined) event.principalId = e.principalId;
+  if (e.successors !== undefined) {
+    if (!isSuccessorArray(e.successors)) return undefined;
+    event.successors = e.successors.map(({ from, to }) => Object.freeze({ from, to }));
+  }
   return { o, e: Object.freeze(event) };
 }
 
@@ -90,12 +108,27 @@ export class RedisRevocationBus extends LocalRevocationBus {
     const message: BusMessage = { o: this.origin, e: event };
     try {
       const text = JSON.stringify(message);
-      await guarded(this.publisher, this.timeoutMs, () => (this.sharded ? this.publisher.sPublish(this.channel, text) : this.publisher.publish(this.channel, text)));
+      await this.send(text);
     } catch {
       // The revocation itself is stored; other servers drop their near caches when their own
       // subscriber loses Redis, and otherwise within session:near-cache-seconds.
       this.logger.warn('revocation stored but not broadcast to the fleet');
     }
+  }
+
+  /** Publishes on the revocation channel, so a push follows every revocation this server published before it. */
+  override async publishPush(principalId: string, frameJson: string): Promise<void> {
+    const message = `{"o":${JSON.stringify(this.origin)},"p":${JSON.stringify(principalId)},"f":${frameJson}}`;
+    try {
+      await this.send(message);
+    } catch {
+      this.logger.warn('push delivered on this server only: not broadcast to the fleet');
+    }
+  }
+
+  /** Sharded on a cluster (the message stays in the channel's shard), classic otherwise. */
+  private send(text: string): Promise<unknown> {
+    return guarded(this.publisher, this.timeoutMs, () => (this.sharded ? this.publisher.sPublish(this.channel, text) : this.publisher.publish(this.channel, text)));
   }
 
   /** Resolves once the channel is subscribed; rejects with `unavailable` after `timeoutMs`. */
@@ -173,6 +206,8 @@ export class RedisRevocationBus extends LocalRevocationBus {
 
   private receive(text: string): void {
     const message = readMessage(text);
-    if (message && message.o !== this.origin) this.deliver(message.e);
+    if (!message || message.o === this.origin) return;
+    if ('e' in message) this.deliver(message.e);
+    else this.deliverPush(message.p, message.f);
   }
 }

@@ -78,7 +78,7 @@ export class SessionStores {
  * @example
  * ```ts
  * const stores = createSessionStores(loadConfig(), { loggers: consoleLoggerFactory });
- * const sessions = new TokenSessionSync(config, validator, issuer, stores, consoleLoggerFactory);
+ * const sessions = new TokenSessionSync(config, validator, issuer, stores, consoleLoggerFactory, new UdpKeyring(signingKey.keyObject));
  * ```
  */
 export function createSessionStores(config: PortcullisConfig, options: SessionStoreOptions = {}): SessionStores {
@@ -87,7 +87,13 @@ export function createSessionStores(config: PortcullisConfig, options: SessionSt
   let redis: RedisCacheStore | undefined;
   const useRedis = () =>
     (redis ??= new RedisCacheStore(
-      { ...config.persistence.cache, keyPrefix: options.keyPrefix, operationTimeoutMs: options.operationTimeoutMs, maxPendingOperations: options.maxPendingOperations },
+      {
+        ...config.persistence.cache,
+        keyPrefix: options.keyPrefix,
+        operationTimeoutMs: options.operationTimeoutMs,
+        maxPendingOperations: options.maxPendingOperations,
+        onEvictingPolicy: config.production ? 'refuse' : 'warn',
+      },
       logger,
     ));
   const cache = config.persistence.cache.provider === 'redis' ? useRedis() : new MemoryCacheStore(logger);

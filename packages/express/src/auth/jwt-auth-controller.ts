@@ -3,37 +3,22 @@
  * logout at `/auth`, with the customisation hooks an application overrides.
  */
 import {
-  JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
-  TokenSessionSync,
-  type Account, type JsonWebKeySet, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
+  AllowAnonymous, JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
+  TokenSessionSync, upgradeResponse,
+  type Account, type JsonWebKeySet, type LoginCaller, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
 import { checkEmail, checkUsername, shieldPlan } from '@portcullis/core/transport';
-import type { LoginResponse, UpgradeResponse } from '@portcullis/protocol';
+import type { LoginResponse, SessionsResponse, UpgradeResponse } from '@portcullis/protocol';
 import type { Request, Response } from 'express';
 import { inject } from 'tsyringe';
 import { clientIp } from '../http/client-address.js';
 import { authContextOf } from '../http/request-auth.js';
 import { Controller } from '../routing/controller.decorator.js';
-import { Get, Post } from '../routing/route.decorators.js';
+import { Delete, Get, Post } from '../routing/route.decorators.js';
 import { jsonObjectBody, requiredString } from './request-body.js';
 import type { UpgradeContext } from './upgrade-context.js';
 
-/**
- * The wire form of an upgrade (or session refresh) result.
- *
- * @example
- * ```ts
- * res.json(upgradeResponse(await sessions.upgrade(jwt)));
- * ```
- */
-export function upgradeResponse(result: UpgradeResult): UpgradeResponse {
-  return {
-    accessToken: result.accessToken,
-    refreshToken: result.refreshToken,
-    accessExpiration: result.accessExpiration.toISOString(),
-    refreshExpiration: result.refreshExpiration.toISOString(),
-  };
-}
+export { upgradeResponse };
 
 /** Token responses must not be kept by a browser or a proxy cache (RFC 6749 §5.1). */
 function noStore(res: Response): void {
@@ -75,6 +60,9 @@ const UPGRADE_PLAN = shieldPlan(JwtAuth);
  * mount it: every route of the HTTP API (docs/http-api.md) is inherited. Constructed by
  * tsyringe with six services; the upgrade has the shield enforcer make the
  * same check `@JwtShield` makes on the presented JWT before any hook runs.
+ * The routes that take no bearer (signup, logins, refresh, jwks) are `@AllowAnonymous`,
+ * and so is the upgrade, whose handler checks its JWT itself (to answer
+ * `invalid_token`): `svc:security:shields:fallback` never closes them.
  *
  * @example
  * ```ts
@@ -105,6 +93,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/signup` `{email, username, password, captchaToken?}` → 201 login response. */
+  @AllowAnonymous
   @Post('/signup')
   async signup(req: Request, res: Response): Promise<LoginResponse> {
     noStore(res);
@@ -120,6 +109,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/login/emailpwd` `{email, password, captchaToken?}` → 200 login response. */
+  @AllowAnonymous
   @Post('/login/emailpwd')
   async loginWithEmail(req: Request, res: Response): Promise<LoginResponse> {
     noStore(res);
@@ -132,6 +122,7 @@ export abstract class JwtAuthController {
   }
 
   /** `POST /auth/login/unamepwd` `{username, password, captchaToken?}` → 200 login response. */
+  @AllowAnonymous
   @Post('/login/unamepwd')
   async loginWithUsername(req: Request, res: Response): Promise<LoginResponse> {
     noStore(res);
@@ -147,6 +138,7 @@ export abstract class JwtAuthController {
    * `POST /auth/refresh` `{refreshToken}`: a JWT refresh token gives a new login
    * response, a session refresh token a new upgrade response; either is used up.
    */
+  @AllowAnonymous
   @Post('/refresh')
   async refresh(req: Request, res: Response): Promise<LoginResponse | UpgradeResponse> {
     noStore(res);
@@ -160,6 +152,7 @@ export abstract class JwtAuthController {
    * `POST /auth/upgrade` with `Authorization: Bearer <JWT>` and `{token}` equal to
    * it → 200 upgrade response; the JWT is invalid from then on.
    */
+  @AllowAnonymous
   @Post('/upgrade')
   async upgrade(req: Request, res: Response): Promise<UpgradeResponse> {
     noStore(res);
@@ -199,6 +192,37 @@ export abstract class JwtAuthController {
   }
 
   /**
+   * `GET /auth/sessions` with a Bearer access token (JWT or session) → 200: the caller's
+   * live logins, newest first, the caller's own marked `current`.
+   */
+  @Shield(SessionOrJwtAuth)
+  @Get('/sessions')
+  async listSessions(req: Request): Promise<SessionsResponse> {
+    return { sessions: await this.sessions.listLogins(await this.loginCaller(req)) };
+  }
+
+  /**
+   * `DELETE /auth/sessions/{id}` → 204: that login of the caller ends everywhere (its
+   * JWTs, its session pairs, their sockets); 404 `not_found` when it is not the caller's.
+   */
+  @Shield(SessionOrJwtAuth)
+  @Delete('/sessions/:id')
+  async deleteSession(req: Request, res: Response): Promise<void> {
+    const id = req.params['id'];
+    const ended = typeof id === 'string' && (await this.sessions.endLogin(await this.loginCaller(req), id));
+    if (!ended) throw new PortcullisError('not_found', 'no such session');
+    res.status(204);
+  }
+
+  /** `DELETE /auth/sessions` → 204: every login of the caller except the current one ends. */
+  @Shield(SessionOrJwtAuth)
+  @Delete('/sessions')
+  async deleteOtherSessions(req: Request, res: Response): Promise<void> {
+    await this.sessions.endOtherLogins(await this.loginCaller(req));
+    res.status(204);
+  }
+
+  /**
    * Hook OnSignup: runs on `POST /auth/signup` once the email and username are
    * valid, before the password check, the captcha and the account store. Answer
    * `{ refuse: message }` to refuse the signup with 400 `invalid_request` and that
@@ -217,6 +241,7 @@ export abstract class JwtAuthController {
    * `GET /auth/jwks.json` (anonymous) → the JWK Set of the active and previous Ed25519 public
    * keys in EdDSA mode; 404 `not_found` in HS256 mode, whose keys are secrets.
    */
+  @AllowAnonymous
   @Get('/jwks.json')
   jwks(): JsonWebKeySet {
     const jwks = this.validator.jwks();
@@ -273,16 +298,25 @@ export abstract class JwtAuthController {
     throw error;
   }
 
+  private async loginCaller(req: Request): Promise<LoginCaller> {
+    const caller = await this.sessions.loginCaller(authContextOf(req).credential!);
+    // The shield accepted the token a moment ago; one revoked since is refused as it would be now.
+    if (caller === undefined) throw new PortcullisError('unauthorized', 'the credential was revoked');
+    return caller;
+  }
+
   private async loginResponse(account: Account, req: Request): Promise<LoginResponse> {
     const claims = await this.getClaimsForLogin(account, req);
+    let pair: ReturnType<JwtTokenIssuer['issueLoginPair']>;
     try {
-      const pair = this.issuer.issueLoginPair(account.storageId, claims);
-      return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
+      pair = this.issuer.issueLoginPair(account.storageId, claims);
     } catch (error) {
       // Claims the issuer refuses come from the application's hook, not the client: a server bug.
       if (!(error instanceof PortcullisError) || error.code !== 'invalid_request') throw error;
       this.log.error('getClaimsForLogin returned claims the issuer refuses', { reason: error.message });
       throw new PortcullisError('internal', 'internal error', { cause: error });
     }
+    await this.sessions.recordLogin(account.storageId, pair.familyId, { ip: clientIp(req), userAgent: req.get('user-agent') });
+    return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
   }
 }

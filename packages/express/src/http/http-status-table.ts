@@ -27,7 +27,7 @@ const INTERNAL = { status: 500, wire: 'internal', message: 'internal error' } as
  * Every `PortcullisError` code and its HTTP answer. `invalid_password` (a
  * password too long or not a string) is input like any other: 400
  * `invalid_request`. Shield refusals are `unauthorized` (401), `forbidden` (403)
- * and `unavailable` (503). Server-side codes answer a fixed message.
+ * and `unavailable` (503); a `@RateLimit` refusal is `rate_limited` (429). Server-side codes answer a fixed message.
  *
  * @example
  * ```ts
@@ -46,6 +46,7 @@ export const HTTP_ERROR_TABLE = Object.freeze({
   not_found: { status: 404, wire: 'not_found' },
   conflict: { status: 409, wire: 'conflict' },
   locked_out: { status: 429, wire: 'locked_out' },
+  rate_limited: { status: 429, wire: 'rate_limited', message: WIRE_ERROR_MESSAGES.rate_limited },
   unavailable: { status: 503, wire: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable },
   overloaded: { status: 503, wire: 'overloaded', message: WIRE_ERROR_MESSAGES.overloaded },
   config_invalid: INTERNAL,

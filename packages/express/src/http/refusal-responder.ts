@@ -10,7 +10,8 @@ import { sendError } from './error-handler.js';
 import { HTTP_ERROR_TABLE } from './http-status-table.js';
 
 /**
- * The two bearer-challenge refusals; `unavailable` is answered 503 in every format.
+ * The two bearer-challenge refusals; `unavailable` is answered 503 and `rate_limited`
+ * 429 with `Retry-After` in every format.
  *
  * @example
  * ```ts
@@ -79,7 +80,9 @@ export interface RefusalFormat {
 
 /**
  * Writes one refusal with the status of the one HTTP table. `unavailable` is not a
- * challenge: it is 503 with `{error: 'unavailable', message}` whatever the format.
+ * challenge: it is 503 with `{error: 'unavailable', message}` whatever the format;
+ * nor is `rate_limited`: 429 with `Retry-After` (whole seconds, at least 1) and
+ * `{error: 'rate_limited', message}`.
  *
  * @example
  * ```ts
@@ -87,12 +90,17 @@ export interface RefusalFormat {
  * ```
  */
 export async function respondRefusal(
-  refusal: Omit<ChallengeContext, 'code'> & { readonly code: RefusalCode },
+  refusal: Omit<ChallengeContext, 'code'> & { readonly code: RefusalCode; readonly retryAfterMs?: number },
   how: RefusalFormat,
 ): Promise<void> {
   const { res, code, message } = refusal;
   if (code === 'unavailable') {
     sendError(res, HTTP_ERROR_TABLE.unavailable.status, 'unavailable', message);
+    return;
+  }
+  if (code === 'rate_limited') {
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil((refusal.retryAfterMs ?? 1000) / 1000))));
+    sendError(res, HTTP_ERROR_TABLE.rate_limited.status, 'rate_limited', message);
     return;
   }
   const { status } = HTTP_ERROR_TABLE[code];

@@ -116,23 +116,25 @@ export class HttpRuntime {
    * caller helpers, on refusal the response is written per the format.
    * Undefined for an open plan, which needs no middleware.
    */
-  shieldMiddleware(plan: ShieldPlan): RequestHandler | undefined {
-    const guard = this.guard(plan);
+  shieldMiddleware(plan: ShieldPlan, where?: string): RequestHandler | undefined {
+    const guard = this.guard(plan, where);
     return guard && ((req, res, next) => guard(req, res, next, passOn));
   }
 
   /**
    * Like {@link shieldMiddleware}, but calls `proceed` when the request passes, so
-   * a route can run its guard and handler as one express layer.
+   * a route can run its guard and handler as one express layer. `where` (e.g.
+   * `POST /auth/signup`) names the route in the start-up list of anonymous routes.
+   * Undefined when the enforcer answers the plan open without looking at the request.
    */
-  guard(plan: ShieldPlan): ((req: Request, res: Response, next: NextFunction, proceed: RequestHandler) => void) | undefined {
-    if (plan.shield === undefined) return undefined;
-    this.enforcer.prepare(plan);
+  guard(plan: ShieldPlan, where?: string): ((req: Request, res: Response, next: NextFunction, proceed: RequestHandler) => void) | undefined {
+    this.enforcer.prepare(plan, where);
+    if (this.enforcer.isOpen(plan)) return undefined;
     return (req, res, next, proceed) => {
       const auth = this.authOf(req);
       const settle = (verdict: EnforceResult): void => {
         if (!verdict.ok) {
-          respondRefusal({ req, res, auth: auth.context, code: verdict.code, message: verdict.message }, this.refusals).catch(next);
+          respondRefusal({ req, res, auth: auth.context, code: verdict.code, message: verdict.message, retryAfterMs: verdict.retryAfterMs }, this.refusals).catch(next);
           return;
         }
         auth.principal = verdict.principal;

@@ -55,7 +55,7 @@ function invoke(instance: object, handler: string | symbol): RequestHandler {
  * method and base-class decorators merged by core's `readShieldPlan`), the JSON
  * body parser (strict, 16 KiB by default), the handler, and an error handler
  * that answers `{error, message}`. Shields are resolved now, so missing services
- * fail at start-up.
+ * fail at start-up, and the routes that answer anonymously are logged once.
  *
  * @throws TypeError when a class has no `@Controller` or no routes; a `PortcullisError`
  *   (`config_invalid`) naming the setting, the config file read, or the `@inject` to add
@@ -88,7 +88,7 @@ export function mountControllers(
       const withBody: RequestHandler = route.method === 'get'
         ? handle
         : (req, res, next) => parseJson(req, res, (error?: unknown) => (error ? next(error) : handle(req, res, next)));
-      const guard = runtime.guard(readShieldPlan(controller, route.handler));
+      const guard = runtime.guard(readShieldPlan(controller, route.handler), `${route.method.toUpperCase()} ${route.fullPath}`);
       // Guard, body and handler run as one express layer: fewer router hops per request.
       const layer: RequestHandler = guard
         ? (req, res, next) => guard(req, res, next, withBody)
@@ -100,6 +100,7 @@ export function mountControllers(
       (app as IRouter)[route.method](route.fullPath, layer, onError);
     }
   }
+  runtime.enforcer.announceAnonymous();
   return runtime;
 }
 

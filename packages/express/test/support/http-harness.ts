@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PortcullisConfig, SessionStores } from '@portcullis/core';
+import type { LoggerFactory, PortcullisConfig, SessionStores } from '@portcullis/core';
 import { createMemoryTestStack } from '@portcullis/core/testing';
 import type { Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -18,6 +18,8 @@ const TEST_KEY = randomBytes(32).toString('base64');
 export interface HarnessOptions {
   readonly controllers?: readonly ControllerClass[];
   readonly env?: Record<string, string>;
+  /** Where the stack and the app log; default nowhere. */
+  readonly loggers?: LoggerFactory;
   /** Registers extra services before the app is built. */
   readonly register?: (container: DependencyContainer) => void;
   readonly app?: Partial<PortcullisAppOptions>;
@@ -53,7 +55,7 @@ export interface Harness {
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const stack = await createMemoryTestStack({ key: TEST_KEY, env: options.env });
+  const stack = await createMemoryTestStack({ key: TEST_KEY, env: options.env, loggers: options.loggers });
   const { container, config, stores } = stack;
   options.register?.(container);
   const app = options.build ? options.build(container) : createPortcullisApp(container, { controllers: options.controllers ?? [], ...options.app });

@@ -1,0 +1,152 @@
+/**
+ * The counters behind `@RateLimit`: fixed windows aligned to the epoch (window n of a
+ * rule covers [n·w, (n+1)·w)), so every server of a fleet agrees on them without
+ * talking. In memory a window is a Map entry checked synchronously. On Redis a server
+ * claims the window's budget in slices (an atomic INCRBY on one key per scope, caller
+ * and window) and spends each slice locally; once Redis says the window is used up,
+ * the server refuses locally until the window ends, without asking again.
+ */
+import { createHash } from 'node:crypto';
+import type { CacheStore } from '../store/cache-store.js';
+import type { PlannedRateLimit } from './shield-plan-reader.js';
+
+/**
+ * 0 when the request may pass; otherwise the milliseconds until the caller's
+ * window ends (at least 1).
+ */
+export type RateLimitAnswer = number;
+
+interface LocalWindow {
+  end: number;
+  count: number;
+}
+
+interface FleetWindow {
+  readonly end: number;
+  /** Requests this server claimed from the fleet-wide counter in this window. */
+  granted: number;
+  /** Requests this server let through in this window. */
+  used: number;
+  /** The fleet-wide counter reached the limit: nothing more to claim in this window. */
+  spent: boolean;
+  claim: Promise<void> | undefined;
+}
+
+/** Extra lifetime of a Redis counter past its window, so servers whose clocks differ a little still share it. */
+const REDIS_TTL_SLACK_MS = 5_000;
+const SWEEP_INTERVAL_MS = 30_000;
+
+/**
+ * How many requests a server claims from Redis at a time: a tenth of the limit
+ * (at least one), so a caller's requests cost one Redis round trip per slice and a
+ * server strands at most a slice minus one of a window's budget.
+ */
+export function rateLimitSlice(limit: number): number {
+  return Math.max(1, Math.floor(limit / 10));
+}
+
+/**
+ * Counts requests per `@RateLimit` scope, caller and window. Built by the
+ * composition root on the cache provider; with no store (or the in-memory one)
+ * it counts in this process.
+ *
+ * @example
+ * ```ts
+ * const limiter = new RateLimiter(stores.cache);
+ * const wait = limiter.check(plan.rateLimit!, 'p:player-1');
+ * if (wait !== 0) refuse(wait instanceof Promise ? await wait : wait);
+ * ```
+ */
+export class RateLimiter {
+  private readonly local = new Map<string, LocalWindow>();
+  private readonly fleet = new Map<string, FleetWindow>();
+  private readonly shared: CacheStore | undefined;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(cache: CacheStore | undefined) {
+    this.shared = cache?.provider === 'redis' ? cache : undefined;
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Counts one request of `caller` against `rule`; answers at once unless this
+   * server must claim more of the window from Redis.
+   *
+   * @throws (rejects with) PortcullisError `unavailable` when Redis cannot be reached for a claim.
+   */
+  check(rule: PlannedRateLimit, caller: string): RateLimitAnswer | Promise<RateLimitAnswer> {
+    const now = Date.now();
+    const windowMs = rule.windowSeconds * 1000;
+    const key = `${rule.scope}\n${caller}`;
+    if (this.shared === undefined) return this.checkLocal(rule.limit, windowMs, key, now);
+    let window = this.fleet.get(key);
+    if (window === undefined || now >= window.end) {
+      window = { end: windowEnd(now, windowMs), granted: 0, used: 0, spent: false, claim: undefined };
+      this.fleet.set(key, window);
+    }
+    if (window.used < window.granted) {
+      window.used++;
+      return 0;
+    }
+    if (window.spent) return Math.max(1, window.end - now);
+    return this.claimAndCheck(rule, caller, key, window, this.shared);
+  }
+
+  /** Stops the sweeper; counters already kept stay until the process ends. */
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private checkLocal(limit: number, windowMs: number, key: string, now: number): RateLimitAnswer {
+    const window = this.local.get(key);
+    if (window === undefined) {
+      this.local.set(key, { end: windowEnd(now, windowMs), count: 1 });
+      return 0;
+    }
+    if (now >= window.end) {
+      window.end = windowEnd(now, windowMs);
+      window.count = 1;
+      return 0;
+    }
+    if (window.count < limit) {
+      window.count++;
+      return 0;
+    }
+    return Math.max(1, window.end - now);
+  }
+
+  private async claimAndCheck(rule: PlannedRateLimit, caller: string, key: string, window: FleetWindow, cache: CacheStore): Promise<RateLimitAnswer> {
+    // Requests that arrive while a claim is out wait for it instead of sending their own.
+    for (;;) {
+      window.claim ??= this.claim(rule, key, window, cache).finally(() => {
+        window.claim = undefined;
+      });
+      await window.claim;
+      if (Date.now() >= window.end) return this.check(rule, caller);
+      if (window.used < window.granted) {
+        window.used++;
+        return 0;
+      }
+      if (window.spent) return Math.max(1, window.end - Date.now());
+    }
+  }
+
+  private async claim(rule: PlannedRateLimit, key: string, window: FleetWindow, cache: CacheStore): Promise<void> {
+    const slice = rateLimitSlice(rule.limit);
+    const counter = createHash('sha256').update(`${key}\n${window.end}`).digest('base64url');
+    const total = await cache.increment('rate-limit', counter, window.end - Date.now() + REDIS_TTL_SLACK_MS, slice);
+    window.granted += Math.max(0, Math.min(slice, rule.limit - (total - slice)));
+    if (total >= rule.limit) window.spent = true;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, window] of this.local) if (now >= window.end) this.local.delete(key);
+    for (const [key, window] of this.fleet) if (now >= window.end && window.claim === undefined) this.fleet.delete(key);
+  }
+}
+
+function windowEnd(now: number, windowMs: number): number {
+  return (Math.floor(now / windowMs) + 1) * windowMs;
+}

@@ -1,0 +1,110 @@
+/**
+ * `@RateLimit` on a fleet: two servers (stacks) on one real Redis share each
+ * caller's count, a server spends what it claimed without asking Redis again, a
+ * spent window is refused without a round trip, and a Redis that cannot be
+ * reached gives `unavailable`, never a free pass.
+ */
+import 'reflect-metadata';
+import { Gate, Portal, RateLimit, SessionShield } from '@portcullis/core';
+import { createRedisTestStack, storeUnavailable, type TestStack } from '@portcullis/core/testing';
+import type { ConnectionContext } from '@portcullis/core/transport';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+
+const redisUrl = inject('redisUrl');
+
+@Portal('/fleet')
+class FleetPortal {
+  @SessionShield
+  @RateLimit({ limit: 10, windowSeconds: 60 })
+  @Gate('move') move() {
+    return 'moved';
+  }
+
+  @SessionShield
+  @RateLimit({ limit: 40, windowSeconds: 60 })
+  @Gate('chat') chat() {
+    return 'said';
+  }
+
+  @RateLimit({ limit: 2, windowSeconds: 1, by: 'ip' })
+  @Gate('knock') knock() {
+    return 'who is there';
+  }
+}
+
+const conn = (credential: string | undefined, clientId = 'c1'): ConnectionContext => ({ clientId, transport: 'tcp', remoteAddress: '10.1.1.1', credential, memo: new Map() });
+
+describe.skipIf(!redisUrl)('@RateLimit on one Redis shared by two servers', () => {
+  const stacks: TestStack[] = [];
+  let a: TestStack;
+  let b: TestStack;
+  const twoServers = async () => {
+    a = await createRedisTestStack(redisUrl!, { portals: [FleetPortal] });
+    b = await createRedisTestStack(redisUrl!, { portals: [FleetPortal], keyPrefix: a.keyPrefix });
+    stacks.push(a, b);
+  };
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await Promise.all(stacks.splice(0).map((stack) => stack.close()));
+  });
+
+  it('shares one principal\'s count: 6 + 6 requests on two servers, 10 pass', async () => {
+    await twoServers();
+    const token = await a.session('ann');
+    const send = (stack: TestStack, id: number) => stack.dispatcher.dispatch({ id, portal: '/fleet', gate: 'move' }, conn(token));
+    const outcomes: string[] = [];
+    for (let i = 0; i < 6; i++) outcomes.push(((await send(a, i)) as { ok: boolean }).ok ? 'ok' : 'limited');
+    for (let i = 0; i < 6; i++) outcomes.push(((await send(b, i)) as { ok: boolean }).ok ? 'ok' : 'limited');
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(10);
+    const refused = await send(b, 99);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'rate_limited', retryAfterMs: expect.any(Number) } });
+    expect((refused as { error: { retryAfterMs: number } }).error.retryAfterMs).toBeGreaterThan(0);
+    expect((refused as { error: { retryAfterMs: number } }).error.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
+  it('never lets more than the limit through under concurrency, and refuses a spent window without asking Redis', async () => {
+    await twoServers();
+    const token = await a.session('bo');
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).dispatcher.dispatch({ id: i, portal: '/fleet', gate: 'move' }, conn(token, `c${i}`))),
+    );
+    expect(replies.filter((r) => r.ok)).toHaveLength(10);
+    expect(replies.filter((r) => !r.ok).every((r) => !r.ok && r.error.code === 'rate_limited')).toBe(true);
+    const increments = vi.spyOn(a.stores.cache, 'increment');
+    for (let i = 0; i < 20; i++) expect(await a.dispatcher.dispatch({ id: i, portal: '/fleet', gate: 'move' }, conn(token))).toMatchObject({ ok: false });
+    expect(increments).not.toHaveBeenCalled();
+  });
+
+  it('claims a tenth of the limit at a time: one Redis call per slice, at most a slice less than the limit stranded per server', async () => {
+    await twoServers();
+    const token = await a.session('cy');
+    const increments = vi.spyOn(a.stores.cache, 'increment');
+    let passed = 0;
+    for (let i = 0; i < 22; i++) if ((await a.dispatcher.dispatch({ id: i, portal: '/fleet', gate: 'chat' }, conn(token))).ok) passed++;
+    expect(passed).toBe(22);
+    expect(increments).toHaveBeenCalledTimes(6); // slices of 4: 24 claimed, 2 left on this server
+    for (let i = 0; i < 40; i++) if ((await b.dispatcher.dispatch({ id: i, portal: '/fleet', gate: 'chat' }, conn(token))).ok) passed++;
+    expect(passed).toBeLessThanOrEqual(40);
+    expect(passed).toBeGreaterThanOrEqual(40 - 3);
+  });
+
+  it('counts an anonymous caller by address across the fleet, and lets it through again in the next window', async () => {
+    await twoServers();
+    const knock = (stack: TestStack, id: number) => stack.dispatcher.dispatch({ id, portal: '/fleet', gate: 'knock' }, conn(undefined, `k${id}`));
+    // Start at the beginning of a window, so the two requests and the refusal share it.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+    expect(await knock(a, 1)).toMatchObject({ ok: true });
+    expect(await knock(b, 2)).toMatchObject({ ok: true });
+    const refused = await knock(a, 3);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
+    await new Promise((resolve) => setTimeout(resolve, (refused as { error: { retryAfterMs: number } }).error.retryAfterMs + 5));
+    expect(await knock(b, 4)).toMatchObject({ ok: true });
+  });
+
+  it('answers unavailable when the counter cannot be reached, and lets nothing through unchecked', async () => {
+    await twoServers();
+    const token = await a.session('dee');
+    vi.spyOn(a.stores.cache, 'increment').mockRejectedValue(storeUnavailable());
+    expect(await a.dispatcher.dispatch({ id: 1, portal: '/fleet', gate: 'move' }, conn(token))).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+  });
+});
