@@ -14,6 +14,7 @@ import {
   resolveSigningKey,
   silentLoggerFactory,
   TokenSessionSync,
+  UdpKeyring,
 } from '@portcullis/core';
 import { opsPerSecond } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
@@ -37,7 +38,7 @@ async function setup(provider, url, nearCacheSeconds = 5) {
   const issuer = new JwtTokenIssuer(config, key);
   const stores = createSessionStores(config, { keyPrefix: `bench-${process.pid}` });
   await stores.ready();
-  const sessions = new TokenSessionSync(config, new JwtTokenValidator(config, key), issuer, stores, silentLoggerFactory);
+  const sessions = new TokenSessionSync(config, new JwtTokenValidator(config, key), issuer, stores, silentLoggerFactory, new UdpKeyring(key.keyObject));
   const session = await sessions.upgrade(issuer.issueLoginPair('player-42', { name: 'alice', role: 'player' }).accessToken);
   if (!(await sessions.validate(session.accessToken))) throw new Error(`bench setup: ${provider} refused its own session`);
   return { issuer, stores, sessions, token: session.accessToken, close: async () => (await sessions.close(), await stores.close()) };

@@ -4,7 +4,9 @@
  * own child process so the load generator's CPU does not count against it.
  *
  *   (a) ws     N authenticated WebSocket clients sending `move` (in-memory store, then Redis), after
- *              the control: a bare `ws` server with no authentication, driven and pinned the same way
+ *              the control: a bare `ws` server with no authentication, driven and pinned the same way;
+ *              provider `redis-fleet` (not run unless named in --providers) spreads the clients over
+ *              --fleet-servers (3) server processes on one Redis and reports each one's CPU and the total
  *   (b) storm  a login storm at bcrypt cost 11, event-loop delay measured in the server
  *   (c) soak   minutes of moderate load, RSS / heap / handles sampled, growth slope fitted
  *   (d) overload  twice the server's measured capacity for 10 s, then half: answered within 1 s,
@@ -19,12 +21,12 @@
  * counted errors. Traffic goes to 127.0.0.1 only; every loop is bounded by its duration.
  *
  * Usage: npm run loadtest [-- [ws] [storm] [soak] [overload] [--quick] [--clients=N] [--duration=S] [--rate=R]
- *          [--providers=control,inmemory,redis] [--logins=N] [--storm-rounds=N] [--work-factor=N]
+ *          [--providers=control,inmemory,redis,redis-fleet] [--fleet-servers=N] [--logins=N] [--storm-rounds=N] [--work-factor=N]
  *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis]
  *          [--capacity=R] [--probe-seconds=S] [--steady-seconds=S] [--overload-seconds=S] [--recovery-seconds=S]
  *          [--server-cpu=N] [--generator-cpu=N] [--no-pin] [--no-save] [--docs-only]]
  * Every option also reads from the environment: LOADTEST_CLIENTS, LOADTEST_DURATION_S, LOADTEST_RATE,
- * LOADTEST_PROVIDERS, LOADTEST_LOGINS, LOADTEST_STORM_ROUNDS, LOADTEST_WORK_FACTOR,
+ * LOADTEST_PROVIDERS, LOADTEST_FLEET_SERVERS, LOADTEST_LOGINS, LOADTEST_STORM_ROUNDS, LOADTEST_WORK_FACTOR,
  * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_CAPACITY, LOADTEST_PROBE_S,
  * LOADTEST_STEADY_S, LOADTEST_OVERLOAD_S, LOADTEST_RECOVERY_S, LOADTEST_SERVER_CPU, LOADTEST_GENERATOR_CPU,
  * LOADTEST_NO_PIN=1, LOADTEST_QUICK=1. `--capacity=0` (the default) measures the capacity first.
@@ -47,6 +49,7 @@ import { pinProcess, planPinning } from '../bench/lib/cpu-pinning.js';
 import { setServerCpu } from './lib/server-handle.js';
 import { formatOverload, runOverload } from './scenarios/overload.js';
 import { formatSoak, runSoak } from './scenarios/soak.js';
+import { formatWsFleet, runWsFleet } from './scenarios/ws-fleet.js';
 import { formatWsMove, runWsMove } from './scenarios/ws-move.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -60,6 +63,7 @@ const OPTIONS = {
   duration: ['LOADTEST_DURATION_S', 60, Number],
   rate: ['LOADTEST_RATE', 4, Number],
   providers: ['LOADTEST_PROVIDERS', 'control,inmemory,redis', String],
+  'fleet-servers': ['LOADTEST_FLEET_SERVERS', 3, Number],
   logins: ['LOADTEST_LOGINS', 200, Number],
   'storm-rounds': ['LOADTEST_STORM_ROUNDS', 1, Number],
   'work-factor': ['LOADTEST_WORK_FACTOR', 11, Number],
@@ -160,11 +164,13 @@ async function main() {
 
   if (topics.includes('ws')) {
     for (const provider of options.providers.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const redis = provider === 'redis' ? await startRedisOrSkip() : undefined;
-      if (provider === 'redis' && !redis) continue;
+      const onRedis = provider === 'redis' || provider === 'redis-fleet';
+      const redis = onRedis ? await startRedisOrSkip() : undefined;
+      if (onRedis && !redis) continue;
       try {
-        const result = await runWsMove({ provider, redisUrl: redis?.url, redisPid: redis?.pid, clients: options.clients, durationS: options.duration, rate: options.rate, pinning });
-        record(`ws-${provider}`, result, formatWsMove(result));
+        const fleet = { redisUrl: redis?.url, redisPid: redis?.pid, servers: options['fleet-servers'], clients: options.clients, durationS: options.duration, rate: options.rate };
+        const result = provider === 'redis-fleet' ? await runWsFleet(fleet) : await runWsMove({ provider, redisUrl: redis?.url, redisPid: redis?.pid, clients: options.clients, durationS: options.duration, rate: options.rate, pinning });
+        record(`ws-${provider}`, result, provider === 'redis-fleet' ? formatWsFleet(result) : formatWsMove(result));
         if (result.errors > 0) errors.push(`ws ${provider}: ${result.errors} errors`);
       } finally {
         await redis?.stop();

@@ -8,7 +8,7 @@ import { machineLine } from '../../bench/lib/bench-report.js';
 
 export const BEGIN = '<!-- loadtest:begin -->';
 export const END = '<!-- loadtest:end -->';
-const ORDER = ['ws-control', 'ws-inmemory', 'ws-redis', 'storm', 'soak', 'overload'];
+const ORDER = ['ws-control', 'ws-inmemory', 'ws-redis', 'ws-redis-fleet', 'storm', 'soak', 'overload'];
 
 function durations(key, result) {
   if (key.startsWith('ws-')) return `${result.durationS} s measured per store, ${result.clients} clients at ${result.ratePerClient} msg/s each`;

@@ -118,6 +118,7 @@ describe.each(fleets)('live sessions %s', (_fleet, onRedis) => {
         type: 'refresh', ok: true,
         accessToken: expect.stringMatching(/;session$/), refreshToken: expect.stringMatching(/;session$/),
         accessExpiration: expect.any(String), refreshExpiration: expect.any(String),
+        udpKey: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       });
       expect(reply['accessToken']).not.toBe(first.accessToken);
       expect(await a.stack.sessions.validate(first.accessToken)).toBeUndefined();

@@ -2,21 +2,25 @@
  * Fuzz over real sockets on 127.0.0.1: the same 10,000 seeded hostile inputs sent
  * through the WebSocket message path, the TCP framing and auth handshake, and the
  * UDP message handler (called directly for every input, plus real datagrams in
- * bursts). No exception may escape, and each transport still answers a real
- * request afterwards. A flood of a rate-limited gate, interleaved with hostile
- * frames, passes at most the limit and is answered `rate_limited` beyond it, with
- * the connection kept open.
+ * bursts), in the JSON form and in the authenticated form (the inputs as sealed
+ * bodies, sealed datagrams cut short or with a byte changed, made-up sids, old
+ * sequence numbers). No exception may escape, every authenticated reply is sealed
+ * with the session's key, and each transport still answers a real request afterwards.
+ * A flood of a rate-limited gate, interleaved with hostile frames, passes at most the
+ * limit and is answered `rate_limited` beyond it, with the connection kept open.
  */
 import { createSocket } from 'node:dgram';
 import { connect as netConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFrame } from '@portcullis/protocol';
+import { encodeFrame, readUdpDatagram } from '@portcullis/protocol';
+import { udpMacMatches } from '@portcullis/core/transport';
 import WebSocket from 'ws';
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
 import type { Reply } from '../conformance/support/inbox.js';
 import { LIMITED_PER_CONNECTION, TestGamePortal } from '../conformance/support/test-portal.js';
 import { tcpDriver, udpDriver, wsDriver, type RealtimeClient, type TransportDriver } from '../conformance/support/transport-drivers.js';
-import { fuzzInputs } from './support/fuzz-inputs.js';
+import { fuzzInputs, seededRandom } from './support/fuzz-inputs.js';
+import { macPeer, seal, sealBytes } from '../../packages/udp/test/support/mac-peer.js';
 
 const SEED = 0x5eed_0107;
 const COUNT = 10_000;
@@ -229,6 +233,52 @@ describe('fuzz over UDP', () => {
     expect(await client.request('/game', 'move', { x: 3, y: 4 })).toMatchObject({ ok: true, data: { x: 3, y: 4, by: 'fuzzer' } });
     await client.close();
     await new Promise<void>((resolve) => peer.close(() => resolve()));
+  });
+});
+
+describe('fuzz over authenticated UDP', () => {
+  const driver = udpDriver();
+  beforeAll(() => driver.start(stack));
+  afterAll(() => driver.stop());
+
+  it('drops or answers every hostile authenticated datagram, seals every reply, keeps one window, and keeps serving', async () => {
+    const session = await stack.sessions.upgrade(stack.jwt('sealed-fuzzer'));
+    const peer = await macPeer(driver.port(), session);
+    const transport = driver.transport();
+    const random = seededRandom(SEED ^ 0x01);
+    const int = (n: number) => Math.floor(random() * n);
+    let seq = 1_000n;
+    const hostile = inputs.map((input) => {
+      const sealed = seal(peer.sid, peer.key, seq++, { id: 1, portal: '/game', gate: 'ping' });
+      switch (int(6)) {
+        case 0: return sealBytes(peer.sid, peer.key, seq++, input.bytes); // a hostile body, sealed: it reaches the request parser
+        case 1: return Buffer.concat([sealed.subarray(0, 25), input.bytes, Buffer.alloc(16)]); // a hostile body, no MAC
+        case 2: return sealed.subarray(0, int(sealed.length)); // cut short
+        case 3: { const copy = Buffer.from(sealed); copy[1 + int(copy.length - 1)] = int(256); return copy; } // a byte changed
+        case 4: return Buffer.concat([Buffer.from([1]), input.bytes]); // a made-up sid and MAC
+        default: return seal(peer.sid, peer.key, BigInt(int(2_000)), { id: int(1000), portal: '/game', gate: 'ping' }); // old numbers, replays
+      }
+    });
+    for (const [i, bytes] of hostile.entries()) {
+      transport.socket.emit('message', bytes, { address: '127.0.0.1', family: 'IPv4', port: peer.port, size: bytes.length });
+      if (i % 50 === 49) await sleep(1);
+    }
+    for (let i = 0; i < 2000; i += 100) {
+      for (const bytes of hostile.slice(i, i + 100)) await peer.send(bytes);
+      await sleep(5);
+    }
+    await quiesce(() => peer.received.length);
+    expect(transport.dropped.mac).toBeGreaterThan(1000);
+    expect(transport.dropped.replay).toBeGreaterThan(100);
+    expect(peer.received.length).toBeGreaterThan(0);
+    expect(transport.replayWindows).toBe(1);
+    for (const reply of peer.received) {
+      const parts = readUdpDatagram(reply);
+      expect(parts !== undefined && udpMacMatches(peer.key, parts.signed, parts.mac)).toBe(true);
+    }
+    await peer.send(peer.seal({ id: 424242, portal: '/game', gate: 'move', data: { x: 3, y: 4 } }, 1n << 62n));
+    expect((await peer.reply(424242)).reply).toMatchObject({ ok: true, data: { x: 3, y: 4, by: 'sealed-fuzzer' } });
+    await peer.close();
   });
 });
 

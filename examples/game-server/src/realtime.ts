@@ -1,10 +1,11 @@
 /**
  * Attaches the three real-time transports of the example to a configured
  * container: WebSocket on the HTTP server's `/ws`, TCP on `TCP_PORT` [3001],
- * UDP on `UDP_PORT` [3002], all on `HOST` [127.0.0.1].
+ * UDP on `UDP_PORT` [3002], all on `HOST` [127.0.0.1]. `UDP_REQUIRE_MAC=true`
+ * drops UDP datagrams that carry a bearer token.
  */
 import type { Server } from 'node:http';
-import { ConnectionRegistry, GateDispatcher, LOGGER_FACTORY, consoleLoggerFactory, type LoggerFactory } from '@portcullis/core';
+import { ConnectionRegistry, GateDispatcher, LOGGER_FACTORY, UdpKeyring, consoleLoggerFactory, type LoggerFactory } from '@portcullis/core';
 import { createTcpTransport, type TcpTransport } from '@portcullis/tcp';
 import { createUdpTransport, type UdpTransport } from '@portcullis/udp';
 import { attachWebSocketTransport, type WebSocketTransport } from '@portcullis/ws';
@@ -42,6 +43,23 @@ export function realtimeAddressesFromEnv(env: Record<string, string | undefined>
 }
 
 /**
+ * Reads `UDP_REQUIRE_MAC`: `true` drops JSON datagrams that carry a `token`; unset,
+ * empty or `false` serves them.
+ *
+ * @throws TypeError for any other value.
+ * @example
+ * ```ts
+ * udpRequireMacFromEnv({ UDP_REQUIRE_MAC: 'true' }); // true
+ * ```
+ */
+export function udpRequireMacFromEnv(env: Record<string, string | undefined>): boolean {
+  const value = env.UDP_REQUIRE_MAC;
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new TypeError(`UDP_REQUIRE_MAC must be true or false, got "${value}"`);
+}
+
+/**
  * Registers the `/game` portal and serves it on all three transports. The
  * container must already hold the configuration, signing key, session services
  * and `PORTCULLIS_CONTAINER` (as `createGameServer` sets them up).
@@ -52,13 +70,18 @@ export function realtimeAddressesFromEnv(env: Record<string, string | undefined>
  * const realtime = await startRealtime(container, http, realtimeAddressesFromEnv(process.env));
  * ```
  */
-export async function startRealtime(container: DependencyContainer, httpServer: Server, addresses: RealtimeAddresses): Promise<RealtimeServers> {
+export async function startRealtime(
+  container: DependencyContainer,
+  httpServer: Server,
+  addresses: RealtimeAddresses,
+  options: { readonly udpRequireMac?: boolean } = {},
+): Promise<RealtimeServers> {
   const dispatcher = container.resolve(GateDispatcher).register(GamePortal);
   const registry = container.resolve(ConnectionRegistry);
   const loggers: LoggerFactory = container.isRegistered(LOGGER_FACTORY, true) ? container.resolve(LOGGER_FACTORY) : consoleLoggerFactory;
   const ws = attachWebSocketTransport(httpServer, { dispatcher, registry, loggers });
   const tcp = createTcpTransport({ dispatcher, registry, loggers });
-  const udp = createUdpTransport({ dispatcher, loggers });
+  const udp = createUdpTransport({ dispatcher, loggers, keyring: container.resolve(UdpKeyring), requireMac: options.udpRequireMac ?? false });
   try {
     const tcpAddress = await tcp.listen(addresses.tcpPort, addresses.host);
     const udpAddress = await udp.bind(addresses.udpPort, addresses.host);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JwtTokenIssuer, loadConfig, silentLoggerFactory, TokenSessionSync } from '@portcullis/core';
 import { connectTcp, connectUdp, connectWs, type RealtimeClient } from '../../../test/conformance/support/test-clients.js';
 import { createGameServer, type GameServer } from '../src/game-server.js';
-import { realtimeAddressesFromEnv, startRealtime, type RealtimeServers } from '../src/realtime.js';
+import { realtimeAddressesFromEnv, startRealtime, udpRequireMacFromEnv, type RealtimeServers } from '../src/realtime.js';
 
 describe('example game server: /game on WebSocket, TCP and UDP', () => {
   let server: GameServer;
@@ -44,6 +44,13 @@ describe('example game server: /game on WebSocket, TCP and UDP', () => {
     expect(realtimeAddressesFromEnv({})).toEqual({ host: '127.0.0.1', tcpPort: 3001, udpPort: 3002 });
     expect(realtimeAddressesFromEnv({ HOST: '0.0.0.0', TCP_PORT: '4001', UDP_PORT: '4002' })).toEqual({ host: '0.0.0.0', tcpPort: 4001, udpPort: 4002 });
     expect(() => realtimeAddressesFromEnv({ TCP_PORT: 'http' })).toThrow(/TCP_PORT/);
+  });
+
+  it('reads UDP_REQUIRE_MAC: true or false, off by default, anything else refused', () => {
+    expect(udpRequireMacFromEnv({})).toBe(false);
+    expect(udpRequireMacFromEnv({ UDP_REQUIRE_MAC: 'false' })).toBe(false);
+    expect(udpRequireMacFromEnv({ UDP_REQUIRE_MAC: 'true' })).toBe(true);
+    expect(() => udpRequireMacFromEnv({ UDP_REQUIRE_MAC: 'yes' })).toThrow(/UDP_REQUIRE_MAC/);
   });
 
   it.each(['ws', 'tcp', 'udp'])('%s: ping, move and whoami answer as the example README says', async (name) => {

@@ -16,6 +16,7 @@ export type { PortcullisConfig, ShieldFallback } from './contracts/portcullis-co
 export { Secret } from './contracts/secret.js';
 export type { SigningKey } from './contracts/signing-key.js';
 export { resolveSigningKey } from './key/key-guard.js';
+export { UdpKeyring, udpSessionId } from './key/udp-keyring.js';
 export { keyId, keyIdOf } from './key/key-id.js';
 export type { JsonWebKeySet, PublicJwk } from './jwt/jwks.js';
 
@@ -43,7 +44,7 @@ export { PasswordHasher } from './password/password-hasher.js';
 export { BcryptLimiter } from './password/bcrypt-limiter.js';
 
 // sessions and stores
-export type { RefreshResult, RevocationEvent, SessionSuccessor, UpgradeResult } from './contracts/sessions.js';
+export type { FleetPush, PushListener, RefreshResult, RevocationEvent, SessionSuccessor, UpgradeResult } from './contracts/sessions.js';
 export { TokenSessionSync, type LoginCaller } from './session/token-session-sync.js';
 export { sessionKey } from './session/session-token.js';
 export type { LoginOrigin } from './session/login-inventory.js';
@@ -77,4 +78,4 @@ export { Portal } from './realtime/portal.decorator.js';
 export { Gate } from './realtime/gate.decorator.js';
 export type { GateContext } from './realtime/connection-context.js';
 export { GateDispatcher, type PortalClass } from './realtime/gate-dispatcher.js';
-export { ConnectionRegistry } from './realtime/connection-registry.js';
+export { ConnectionRegistry, MAX_PUSH_FRAME_BYTES } from './realtime/connection-registry.js';

@@ -12,6 +12,9 @@ export { bearerCredential, bearerCredentialOf, severalAuthorizations } from './s
 export { readShieldPlan, shieldPlan, type PlannedRateLimit, type ShieldPlan } from './shield/shield-plan-reader.js';
 export type { EnforceResult } from './contracts/refusals.js';
 
+// authenticated UDP datagrams
+export { udpMac, udpMacMatches } from './key/udp-keyring.js';
+
 // start-up: building a controller, portal or shield, with errors a person can act on
 export { resolveAtStartup } from './config/startup-diagnosis.js';
 

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { sessionKey, TokenSessionSync, type RevocationEvent } from '@portcullis/core';
+import { sessionKey, TokenSessionSync, UdpKeyring, type RevocationEvent } from '@portcullis/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jwtPayload, signupAndLogin, startHarness, type Harness } from './support/http-harness.js';
 import { ApiController, TestAuthController, admins } from './support/test-controllers.js';
@@ -22,10 +22,15 @@ function expectLoginResponse(body: unknown) {
   expect(refreshToken).toMatch(JWT);
 }
 
+const udpKeyOf = (accessToken: string) => h.container.resolve(UdpKeyring).udpKeyOf(accessToken);
+
 function expectUpgradeResponse(body: unknown) {
-  expect(Object.keys(body as object).sort()).toEqual(['accessExpiration', 'accessToken', 'refreshExpiration', 'refreshToken']);
+  expect(Object.keys(body as object).sort()).toEqual(['accessExpiration', 'accessToken', 'refreshExpiration', 'refreshToken', 'udpKey']);
   const r = body as Record<string, string>;
   expect(r.accessToken).toMatch(SESSION);
+  // The session's UDP key: 32 bytes, base64url, derived from the access token's sid.
+  expect(r.udpKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(r.udpKey).toBe(udpKeyOf(r.accessToken!));
   expect(r.refreshToken).toMatch(SESSION);
   expect(r.accessExpiration).toMatch(ISO);
   expect(r.refreshExpiration).toMatch(ISO);

@@ -17,6 +17,13 @@ describe('HTTP credential bodies', () => {
     expect(readUpgradeResponse({ accessToken: 'a', refreshToken: 'r' })).toBeUndefined();
   });
 
+  it('keeps the udpKey of an upgrade response when it is a non-empty string, and reads one without it', () => {
+    const udpKey = 't-zxekRCQnUCxGPv_Q-NhXhhqaHvxD_S34wvFryQUnU';
+    expect(readUpgradeResponse({ ...session, udpKey })).toEqual({ ...session, udpKey });
+    expect(readUpgradeResponse({ ...session, udpKey: 7 })).toEqual(session);
+    expect(readUpgradeResponse({ ...session, udpKey: '' })).toEqual(session);
+  });
+
   it('tells a session refresh from a login refresh by its expirations', () => {
     expect(refreshResponseKind(session)).toBe('session');
     expect(refreshResponseKind({ accessToken: 'a', refreshToken: 'r' })).toBe('login');

@@ -30,6 +30,11 @@ export interface LoginResponse {
 export interface UpgradeResponse extends LoginResponse {
   readonly accessExpiration: string;
   readonly refreshExpiration: string;
+  /**
+   * The session's UDP key, 32 bytes as base64url: the MAC key of authenticated
+   * UDP datagrams (see `layUdpDatagram`). Absent from servers that do not issue one.
+   */
+  readonly udpKey?: string;
 }
 
 /**
@@ -75,7 +80,8 @@ export function readUpgradeResponse(body: unknown): UpgradeResponse | undefined 
   const accessExpiration = date(body, 'accessExpiration');
   const refreshExpiration = date(body, 'refreshExpiration');
   if (login === undefined || accessExpiration === undefined || refreshExpiration === undefined) return undefined;
-  return { ...login, accessExpiration, refreshExpiration };
+  const udpKey = text(body, 'udpKey');
+  return udpKey === undefined ? { ...login, accessExpiration, refreshExpiration } : { ...login, accessExpiration, refreshExpiration, udpKey };
 }
 
 /**

@@ -2,7 +2,8 @@
  * @portcullis/protocol — the wire contract of portcullis, written once and used
  * by the server (core and the ws, tcp and udp transports) and the client alike:
  * real-time frames, error and close codes, the session-token shape, the HTTP
- * credential bodies and the length-prefixed frame codec. No dependencies and no
+ * credential bodies, the length-prefixed frame codec and the layout of
+ * authenticated UDP datagrams with their replay window. No dependencies and no
  * Node built-ins: it loads unchanged in browsers.
  */
 export { ERROR_CODES, isErrorCode, isWireErrorCode, WIRE_ERROR_MESSAGES, type ErrorCode, type WireErrorCode } from './error-codes.js';
@@ -18,3 +19,8 @@ export {
   readLoginResponse, readSessionsResponse, readUpgradeResponse, refreshResponseKind, type ErrorBody, type LoginResponse, type SessionsResponse,
   type SessionSummary, type UpgradeResponse,
 } from './http-bodies.js';
+export {
+  isUdpDatagram, layUdpDatagram, readUdpDatagram, UDP_DATAGRAM_VERSION, UDP_HEADER_BYTES, UDP_MAC_BYTES, UDP_MIN_DATAGRAM_BYTES,
+  UDP_SEQ_BYTES, UDP_SID_BYTES, type UdpDatagramParts,
+} from './udp-datagram.js';
+export { UDP_REPLAY_WINDOW, UdpReplayWindow } from './udp-replay-window.js';

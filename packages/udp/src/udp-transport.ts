@@ -1,34 +1,42 @@
 /**
- * The UDP transport on `node:dgram`: one datagram is one request carrying its own
- * `token`; the reply goes back to the sender's address and port. Oversized
- * datagrams and garbage get no reply, and replies to senders that did not
- * authenticate never exceed their request's size (anti-amplification).
+ * The UDP transport on `node:dgram`, serving two forms on one port: an
+ * authenticated datagram (byte 0 is `0x01`: session `sid`, sequence number, JSON
+ * request, MAC) answered in the same form, and a JSON datagram carrying its own
+ * `token`. Oversized datagrams, garbage, bad MACs and replays get no reply, and
+ * replies to JSON datagrams never exceed their request's size (anti-amplification).
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { consoleLoggerFactory, describeError, type Logger } from '@portcullis/core';
-import type { ConnectionContext } from '@portcullis/core/transport';
-import { encodeReply, parseJsonFrame } from '@portcullis/protocol';
+import { closeReasonOf, type ConnectionContext } from '@portcullis/core/transport';
+import { encodeReply, errorReply, isUdpDatagram, parseJsonFrame, readUdpDatagram, type GateReply } from '@portcullis/protocol';
 import { fitReply } from './udp-reply-budget.js';
 import { resolveUdpOptions, type ResolvedUdpOptions, type UdpTransportOptions } from './udp-options.js';
+import { UdpSessions, type UdpSessionEntry } from './udp-sessions.js';
 
 /**
  * Counters of datagrams that got no reply, for metrics.
  *
  * @example
  * ```ts
- * setInterval(() => metrics.gauge('udp.garbage', udp.dropped.garbage), 10_000);
+ * setInterval(() => metrics.gauge('udp.replayed', udp.dropped.replay), 10_000);
  * ```
  */
 export interface UdpDropCounts {
   /** Over `maxDatagramBytes`. */
   oversized: number;
-  /** Not a JSON request with a numeric `id`. */
+  /** Not a JSON request with a numeric `id` (also inside an authenticated datagram). */
   garbage: number;
-  /** Reply over the anti-amplification budget of an unauthenticated sender. */
+  /** Reply over the anti-amplification budget of a JSON datagram. */
   amplification: number;
   /** Arrived while `maxPendingRequests` datagrams were being answered. */
   overloaded: number;
+  /** Authenticated form with a bad MAC, a `sid` no key of this server verifies, or too short to hold one. */
+  mac: number;
+  /** Authenticated form with a sequence number already seen, or older than the 64 newest of its session. */
+  replay: number;
+  /** A JSON datagram with a `token` while `requireMac` is on. */
+  bearer: number;
 }
 
 /**
@@ -36,24 +44,36 @@ export interface UdpDropCounts {
  *
  * @example
  * ```ts
- * const udp = createUdpTransport({ dispatcher });
+ * const udp = createUdpTransport({ dispatcher, keyring: container.resolve(UdpKeyring) });
  * await udp.bind(3002, '127.0.0.1');
  * ```
  */
 export class UdpTransport {
   readonly socket: Socket;
   /** Why datagrams went unanswered since start. */
-  readonly dropped: UdpDropCounts = { oversized: 0, garbage: 0, amplification: 0, overloaded: 0 };
+  readonly dropped: UdpDropCounts = { oversized: 0, garbage: 0, amplification: 0, overloaded: 0, mac: 0, replay: 0, bearer: 0 };
   private readonly options: ResolvedUdpOptions;
+  private readonly sessions: UdpSessions | undefined;
   private readonly log: Logger;
   private pending = 0;
 
   constructor(options: UdpTransportOptions) {
     this.options = resolveUdpOptions(options);
     this.log = (this.options.loggers ?? consoleLoggerFactory).create('portcullis:udp');
+    this.sessions = this.options.keyring && new UdpSessions(this.options.keyring, this.options.maxReplayWindows);
     this.socket = createSocket({ type: this.options.type });
     this.socket.on('message', (message, peer) => this.receive(message, peer));
     this.socket.on('error', (error) => this.log.warn('UDP socket error', describeError(error)));
+  }
+
+  /** Sessions whose replay window this process keeps now. */
+  get replayWindows(): number {
+    return this.sessions?.size ?? 0;
+  }
+
+  /** Replay windows forgotten to stay within `maxReplayWindows` since start. */
+  get replayWindowsEvicted(): number {
+    return this.sessions?.evicted ?? 0;
   }
 
   /** Binds the socket; resolves with the bound address (port 0 picks a free port). */
@@ -93,47 +113,74 @@ export class UdpTransport {
       this.dropped.overloaded++;
       return;
     }
+    if (isUdpDatagram(message)) this.receiveAuthenticated(message, peer);
+    else this.receiveJson(message, peer);
+  }
+
+  private receiveJson(message: Buffer, peer: RemoteInfo): void {
     const raw = parseRequest(message);
     if (raw === undefined) {
       this.dropped.garbage++;
       return;
     }
-    this.pending++;
-    this.answer(raw, message.length, peer)
-      .catch((error: unknown) => this.log.error('UDP request failed', describeError(error)))
-      .finally(() => this.pending--);
+    if (this.options.requireMac && raw.token !== undefined) {
+      this.dropped.bearer++;
+      return;
+    }
+    this.track(this.answerJson(raw, message.length, peer));
   }
 
-  private async answer(raw: Record<string, unknown>, requestBytes: number, peer: RemoteInfo): Promise<void> {
-    const conn: ConnectionContext = {
-      clientId: `udp-${peer.address}:${peer.port}`,
-      transport: 'udp',
-      remoteAddress: peer.address,
-      credential: undefined,
-      tokenInFrame: true,
-      // Shared by the gate's shield and, for a reply over budget, the sender's admission, so the
-      // datagram's token is verified once.
-      memo: new Map(),
-    };
+  private receiveAuthenticated(message: Buffer, peer: RemoteInfo): void {
+    const parts = readUdpDatagram(message);
+    // The MAC is checked before anything else is looked at, and a window is kept only for a sid
+    // whose MAC checked out: a flood of made-up sids costs a few HMACs each and grows nothing.
+    const entry = parts && this.sessions?.authenticate(parts, message.toString('hex', 1, 17));
+    if (parts === undefined || entry === undefined) {
+      this.dropped.mac++;
+      return;
+    }
+    if (!entry.window.accept(parts.seq)) {
+      this.dropped.replay++;
+      return;
+    }
+    const raw = parseRequest(parts.body);
+    if (raw === undefined) {
+      this.dropped.garbage++;
+      return;
+    }
+    this.track(this.answerAuthenticated(raw, entry, peer));
+  }
+
+  private track(answering: Promise<void>): void {
+    this.pending++;
+    answering.catch((error: unknown) => this.log.error('UDP request failed', describeError(error))).finally(() => this.pending--);
+  }
+
+  private async answerJson(raw: Record<string, unknown>, requestBytes: number, peer: RemoteInfo): Promise<void> {
+    const conn: ConnectionContext = { ...peerContext(peer), credential: undefined, tokenInFrame: true, memo: new Map() };
     const reply = await this.options.dispatcher.dispatch(raw, conn);
-    const budget = Math.floor(requestBytes * this.options.amplificationFactor);
-    const full = encodeReply(reply);
-    let text = fitReply(reply, full, budget);
-    if (text === undefined && (await this.authenticated(raw.token, conn))) text = full;
+    // Every JSON reply keeps the budget, a valid token or not: the source address may be a victim's.
+    const text = fitReply(reply, encodeReply(reply), Math.floor(requestBytes * this.options.amplificationFactor));
     if (text === undefined) {
       this.dropped.amplification++;
       return;
     }
-    this.socket.send(text, peer.port, peer.address, (error) => {
-      if (error) this.log.debug('UDP reply not sent', describeError(error));
-    });
+    this.socket.send(text, peer.port, peer.address, this.sent);
   }
 
-  private async authenticated(token: unknown, conn: ConnectionContext): Promise<boolean> {
-    if (typeof token !== 'string') return false;
-    const admission = await this.options.dispatcher.admit({ ...conn, credential: token });
-    return admission.ok;
+  private async answerAuthenticated(raw: Record<string, unknown>, entry: UdpSessionEntry, peer: RemoteInfo): Promise<void> {
+    const conn: ConnectionContext = { ...peerContext(peer), credential: undefined, sessionId: entry.sidHex };
+    // The session is checked on every datagram, whatever the gate: a revoked or replaced
+    // session's datagram is answered `unauthorized` even at an unshielded gate.
+    const decided = this.options.dispatcher.admit(conn);
+    const admission = decided instanceof Promise ? await decided : decided;
+    const reply: GateReply = admission.ok ? await this.options.dispatcher.dispatch(raw, conn) : errorReply(raw.id as number, closeReasonOf(admission));
+    this.socket.send(this.sessions!.seal(entry, Buffer.from(encodeReply(reply), 'utf8')), peer.port, peer.address, this.sent);
   }
+
+  private readonly sent = (error: Error | null): void => {
+    if (error) this.log.debug('UDP reply not sent', describeError(error));
+  };
 }
 
 /**
@@ -141,14 +188,18 @@ export class UdpTransport {
  *
  * @example
  * ```ts
- * await createUdpTransport({ dispatcher }).bind(3002);
+ * await createUdpTransport({ dispatcher, keyring: container.resolve(UdpKeyring) }).bind(3002);
  * ```
  */
 export function createUdpTransport(options: UdpTransportOptions): UdpTransport {
   return new UdpTransport(options);
 }
 
-function parseRequest(message: Buffer): Record<string, unknown> | undefined {
+function peerContext(peer: RemoteInfo): Pick<ConnectionContext, 'clientId' | 'transport' | 'remoteAddress'> {
+  return { clientId: `udp-${peer.address}:${peer.port}`, transport: 'udp', remoteAddress: peer.address };
+}
+
+function parseRequest(message: Uint8Array): Record<string, unknown> | undefined {
   const raw = parseJsonFrame(message);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const id = (raw as Record<string, unknown>).id;

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConnectionRegistry, silentLoggerFactory } from '@portcullis/core';
+import { ConnectionRegistry, silentLoggerFactory, UdpKeyring } from '@portcullis/core';
 import { createTcpTransport, type TcpTransport, type TcpTransportOptions } from '@portcullis/tcp';
 import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from '@portcullis/udp';
 import { attachWebSocketTransport, type WebSocketTransport, type WebSocketTransportOptions } from '@portcullis/ws';
@@ -93,7 +93,7 @@ export function udpDriver(): TransportDriver & { port(): number; transport(): Ud
     name: 'udp',
     connectionOriented: false,
     async start(stack, options = {}) {
-      transport = createUdpTransport({ loggers: silentLoggerFactory, dispatcher: stack.dispatcher, ...options.udp });
+      transport = createUdpTransport({ loggers: silentLoggerFactory, dispatcher: stack.dispatcher, keyring: stack.container.resolve(UdpKeyring), ...options.udp });
       port = (await transport.bind(0, '127.0.0.1')).port;
     },
     connect: (token) => connectUdp(port, token),

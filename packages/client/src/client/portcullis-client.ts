@@ -332,6 +332,12 @@ export class PortcullisClient implements CredentialSource {
     return this.#renewer.peekCredential(kind);
   }
 
+  /** The UDP key the server issued with this session access token, while the client holds that session. */
+  udpKeyOf(accessToken: string): string | undefined {
+    const session = this.#keeper.held.session;
+    return session?.accessToken === accessToken ? session.udpKey : undefined;
+  }
+
   #loggedIn(tokens: LoginTokens): LoginTokens {
     this.#keeper.setSession(undefined);
     this.#keeper.setLogin(tokens);

@@ -27,6 +27,8 @@ export interface SessionTokens {
   readonly refreshToken: string;
   readonly accessExpiration: Date;
   readonly refreshExpiration: Date;
+  /** The session's UDP key (base64url), which the UDP transport authenticates datagrams with; absent when the server issues none. */
+  readonly udpKey?: string;
 }
 
 /**
@@ -72,12 +74,13 @@ export function parseLoginResponse(body: unknown): LoginTokens {
 export function parseUpgradeResponse(body: unknown): SessionTokens {
   const session = readUpgradeResponse(body);
   if (session === undefined) throw malformed('upgrade response');
-  return {
+  const tokens = {
     accessToken: session.accessToken,
     refreshToken: session.refreshToken,
     accessExpiration: new Date(session.accessExpiration),
     refreshExpiration: new Date(session.refreshExpiration),
   };
+  return session.udpKey === undefined ? tokens : { ...tokens, udpKey: session.udpKey };
 }
 
 /**

@@ -2,7 +2,9 @@ import { Buffer } from 'node:buffer';
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { PortcullisClientError } from '../errors/portcullis-client-error.js';
+import { UDP_MIN_DATAGRAM_BYTES } from '@portcullis/protocol';
 import { parseFrame } from '../realtime/frame-json.js';
+import { UdpDatagramSeal } from './udp-datagram-seal.js';
 import type { LinkRequest, LinkSink, RealtimeLink, RealtimeTransport, RequestFrame } from '../realtime/realtime-transport.js';
 
 /**
@@ -22,6 +24,13 @@ export interface UdpTransportOptions {
   readonly maxAttempts?: number;
   /** Largest datagram sent; the server drops larger ones (1,200 bytes). */
   readonly maxDatagramBytes?: number;
+  /**
+   * Authenticate datagrams with the session's UDP key instead of sending the token
+   * (true). With a session the server issued a `udpKey` for, no token goes on the
+   * wire and only replies sealed with that key are accepted. `false`, a JWT or a
+   * server that issued no key sends the token in every JSON datagram.
+   */
+  readonly mac?: boolean;
 }
 
 function connectSocket(host: string, port: number): Promise<Socket> {
@@ -48,8 +57,13 @@ async function openUdp(options: UdpTransportOptions, request: LinkRequest, sink:
     clearInterval(retries.get(id));
     retries.delete(id);
   };
+  const seal = options.mac !== false && request.credential !== null && request.udpKey !== undefined
+    ? new UdpDatagramSeal(request.credential, request.udpKey)
+    : undefined;
   socket.on('message', (message: Buffer) => {
-    const frame = parseFrame(message);
+    // With a seal, a reply that is not this session's, sealed with its key and new, is ignored.
+    const body = seal === undefined ? message : seal.open(message);
+    const frame = body && parseFrame(body);
     if (frame === undefined) return;
     if (typeof frame['id'] === 'number') settle(frame['id']);
     sink.frame(frame);
@@ -57,9 +71,11 @@ async function openUdp(options: UdpTransportOptions, request: LinkRequest, sink:
   return {
     send(frame: RequestFrame) {
       if (closed) throw new PortcullisClientError('connection_closed', 'the UDP socket is closed');
-      const datagram = Buffer.from(JSON.stringify(request.credential === null ? frame : { ...frame, token: request.credential }), 'utf8');
-      if (datagram.length > maxBytes) throw new PortcullisClientError('bad_request', `the request is ${datagram.length} bytes; UDP datagrams are limited to ${maxBytes}`);
-      const transmit = (): void => { if (!closed) socket.send(datagram, () => {}); };
+      const json = Buffer.from(JSON.stringify(request.credential === null || seal !== undefined ? frame : { ...frame, token: request.credential }), 'utf8');
+      const size = seal === undefined ? json.length : json.length + UDP_MIN_DATAGRAM_BYTES;
+      if (size > maxBytes) throw new PortcullisClientError('bad_request', `the request is ${size} bytes; UDP datagrams are limited to ${maxBytes}`);
+      // A sealed request is sealed again for every send: the server drops a sequence number it has seen.
+      const transmit = (): void => { if (!closed) socket.send(seal === undefined ? json : seal.seal(json), () => {}); };
       transmit();
       let attempts = 1;
       settle(frame.id);
@@ -79,8 +95,8 @@ async function openUdp(options: UdpTransportOptions, request: LinkRequest, sink:
 }
 
 /**
- * The UDP transport (Node only): one datagram per request with the token added,
- * sent again every `retryIntervalMs` until the reply comes (at-least-once: a gate
+ * The UDP transport (Node only): one datagram per request, authenticated with the
+ * session's UDP key (or, for a JWT or with `mac: false`, with the token added), sent again every `retryIntervalMs` until the reply comes (at-least-once: a gate
  * reached over UDP may run twice for one request if a reply was lost). A
  * session refused by the server is renewed once per request.
  *

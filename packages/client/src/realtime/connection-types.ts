@@ -35,6 +35,8 @@ export interface CredentialSource {
   renewCredential(kind: 'session' | 'jwt', refused: string): Promise<string>;
   /** The credential now held if it is still usable by the clock, without renewing. */
   peekCredential(kind: 'session' | 'jwt'): string | undefined;
+  /** The UDP key the server issued with this session access token, if known. */
+  udpKeyOf?(accessToken: string): string | undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import { Emitter } from '../util/emitter.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { errorFromReply, PendingRequests, type PendingRequest } from './pending-requests.js';
 import type { ConnectionEvents, ConnectionState, RealtimeConnectionOptions, RequestOptions } from './connection-types.js';
-import type { InboundFrame, LinkClosed, RealtimeLink, RealtimeTransport } from './realtime-transport.js';
+import type { InboundFrame, LinkClosed, LinkRequest, RealtimeLink, RealtimeTransport } from './realtime-transport.js';
 
 const FATAL: ReadonlySet<string> = new Set(['not_authenticated', 'invalid_credentials', 'locked_out', 'captcha_failed']);
 
@@ -194,11 +194,11 @@ export class RealtimeConnection {
     const request = { baseUrl: this.#options.baseUrl, handshakeTimeoutMs: this.#options.handshakeTimeoutMs ?? 5_000 };
     let link: RealtimeLink;
     try {
-      link = await transport.open({ ...request, credential: token }, sink);
+      link = await transport.open(this.#linkRequest(request, token), sink);
     } catch (error) {
       if (kind === 'none' || token === null || !isPortcullisClientError(error, 'unauthorized', 'invalid_token')) throw error;
       token = await credentials.renewCredential(kind, token);
-      link = await transport.open({ ...request, credential: token }, sink);
+      link = await transport.open(this.#linkRequest(request, token), sink);
     }
     if (this.#isClosed() || generation !== this.#generation) {
       link.close();
@@ -206,6 +206,11 @@ export class RealtimeConnection {
     }
     this.#link = link;
     this.#linkToken = token;
+  }
+
+  #linkRequest(request: Omit<LinkRequest, 'credential' | 'udpKey'>, token: string | null): LinkRequest {
+    const udpKey = token === null ? undefined : this.#options.credentials.udpKeyOf?.(token);
+    return udpKey === undefined ? { ...request, credential: token } : { ...request, credential: token, udpKey };
   }
 
   #opened(reconnected: boolean): void {

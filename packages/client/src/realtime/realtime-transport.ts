@@ -67,6 +67,8 @@ export interface LinkSink {
 export interface LinkRequest {
   /** The session token or JWT, or `null` for an anonymous connection. */
   readonly credential: string | null;
+  /** The session's UDP key (base64url) when the credential is a session token the server issued one with. */
+  readonly udpKey?: string;
   /** The client's HTTP base address, for transports that derive their address from it. */
   readonly baseUrl: string;
   /** How long the connect and auth handshake may take. */

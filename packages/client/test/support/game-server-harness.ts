@@ -18,6 +18,8 @@ export interface RunningGameServer {
   readonly udpPort: number;
   /** The connection registry the running server's transports use (server-side pushes). */
   readonly registry: ConnectionRegistry;
+  /** The running UDP transport (its drop counters and replay windows). */
+  readonly udp: RealtimeServers['udp'];
   /** Requests that reached the HTTP server, by path, since start (survives restarts). */
   readonly hits: Map<string, number>;
   stop(): Promise<void>;
@@ -64,7 +66,7 @@ const newKey = (): string => randomBytes(32).toString('base64');
  * ```
  */
 export async function startGameServer(
-  options: { beforeListen?: (game: GameServer) => void; store?: GameServerStore } = {},
+  options: { beforeListen?: (game: GameServer) => void; store?: GameServerStore; udpRequireMac?: boolean } = {},
 ): Promise<RunningGameServer> {
   const store = options.store ?? { provider: 'inmemory' };
   const hits = new Map<string, number>();
@@ -86,7 +88,7 @@ export async function startGameServer(
     const { http } = await game.listen();
     // One registry for the transports and for the test's pushes (it is not a singleton by default).
     game.container.registerSingleton(ConnectionRegistry);
-    realtime = await startRealtime(game.container, game.httpServer, { host: '127.0.0.1', tcpPort: ports.tcp, udpPort: ports.udp });
+    realtime = await startRealtime(game.container, game.httpServer, { host: '127.0.0.1', tcpPort: ports.tcp, udpPort: ports.udp }, { udpRequireMac: options.udpRequireMac ?? false });
     ports = { http: Number(new URL(http).port), tcp: realtime.addresses.tcpPort, udp: realtime.addresses.udpPort };
   };
   const stop = async (): Promise<void> => {
@@ -103,6 +105,10 @@ export async function startGameServer(
     get port() { return ports.http; },
     get tcpPort() { return ports.tcp; },
     get udpPort() { return ports.udp; },
+    get udp() {
+      if (realtime === undefined) throw new Error('the game server is stopped');
+      return realtime.udp;
+    },
     get registry() {
       if (game === undefined) throw new Error('the game server is stopped');
       return game.container.resolve(ConnectionRegistry);

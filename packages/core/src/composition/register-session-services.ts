@@ -1,8 +1,9 @@
 /**
  * DI registration of the session services in a tsyringe container.
  */
-import type { DependencyContainer } from 'tsyringe';
-import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens.js';
+import { instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import { LOGGER_FACTORY, PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
+import { UdpKeyring } from '../key/udp-keyring.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import { LockoutStore } from '../store/lockout-store.js';
@@ -10,7 +11,8 @@ import { createSessionStores, SessionStores, type SessionStoreOptions } from '..
 
 /**
  * Builds the stores from the container's `PORTCULLIS_CONFIG` and registers
- * `SessionStores`, `TokenSessionSync` and `LockoutStore` as singletons (the logger factory
+ * `SessionStores`, `TokenSessionSync`, `LockoutStore` and (unless registered already)
+ * the `UdpKeyring` of the `SIGNING_KEY` as singletons (the logger factory
  * defaults to the console one when `LOGGER_FACTORY` is not registered). Answers the
  * stores: close them on shutdown.
  *
@@ -28,6 +30,9 @@ export function registerSessionServices(container: DependencyContainer, options:
   if (!container.isRegistered(LOGGER_FACTORY, true)) container.register(LOGGER_FACTORY, { useValue: consoleLoggerFactory });
   const stores = createSessionStores(config, { loggers: container.resolve(LOGGER_FACTORY), ...options });
   container.register(SessionStores, { useValue: stores });
+  if (!container.isRegistered(UdpKeyring, true)) {
+    container.register(UdpKeyring, { useFactory: instanceCachingFactory((c) => UdpKeyring.of(c.resolve(SIGNING_KEY))) });
+  }
   container.registerSingleton(TokenSessionSync);
   container.registerSingleton(LockoutStore);
   return stores;

@@ -24,6 +24,13 @@ export interface AuthContext {
   readonly transport: Transport;
   /** The bearer credential as presented (session token or JWT), if any. */
   readonly credential: string | undefined;
+  /**
+   * A session named by its UDP `sid` (32 hex digits) instead of a bearer token. Set
+   * only by a transport that checked the datagram's MAC under that session's UDP key
+   * (so the sender holds the key); the session shield then checks that session as it
+   * checks a session token.
+   */
+  readonly sessionId?: string;
   /** A stable id of the client connection (or of the HTTP request). */
   readonly clientId: string;
   /** The peer address after trusted proxies were accounted for. */
@@ -45,8 +52,9 @@ export interface AuthContext {
 }
 
 /**
- * The portcullis credential a built-in shield accepted: a session token, or a JWT
- * access token with its `jti` and login family. The connection registry indexes a
+ * The portcullis credential a built-in shield accepted: a session token, a session
+ * named by the `sid` of an authenticated UDP datagram, or a JWT access token with
+ * its `jti` and login family. The connection registry indexes a
  * connection by it, so a revocation naming any of these closes the connection.
  *
  * @example
@@ -56,6 +64,8 @@ export interface AuthContext {
  */
 export type AcceptedCredential =
   | { readonly kind: 'session'; readonly token: string }
+  /** A session named by the `sid` of an authenticated UDP datagram. */
+  | { readonly kind: 'udp-session'; readonly sid: string }
   | { readonly kind: 'jwt'; readonly token: string; readonly jti: string; readonly family: string | undefined };
 
 /**

@@ -14,6 +14,12 @@ export interface UpgradeResult {
   readonly refreshToken: string;
   readonly accessExpiration: Date;
   readonly refreshExpiration: Date;
+  /**
+   * The session's UDP key, 32 bytes as base64url: the MAC key of its authenticated
+   * UDP datagrams (derived by `UdpKeyring`; a refresh gives a new one). Absent on a
+   * verify-only server, which holds no secret to derive it from.
+   */
+  readonly udpKey?: string;
   /** The principal the session acts for. */
   readonly principal: Principal;
 }
@@ -113,3 +119,31 @@ export type RevocationEvent = CredentialsRevoked | RevocationGap;
  * ```
  */
 export type RevocationSubscribe = (listener: (event: RevocationEvent) => void) => () => void;
+
+/**
+ * Receives a push another server published: the principal and the frame, parsed from JSON.
+ *
+ * @example
+ * ```ts
+ * const listener: PushListener = (principalId, frame) => console.log(principalId, frame);
+ * ```
+ */
+export type PushListener = (principalId: string, frame: unknown) => void;
+
+/**
+ * How `ConnectionRegistry.sendToPrincipal` reaches the other servers of a fleet: over the
+ * Redis revocation channel, or nowhere in memory. At most once, never retried.
+ *
+ * @example
+ * ```ts
+ * const fleet: FleetPush = sessions.fleetPush;
+ * const off = fleet.subscribe((principalId, frame) => console.log(principalId, frame));
+ * await fleet.publish('player-42', JSON.stringify({ type: 'event', data: 'match found' }));
+ * ```
+ */
+export interface FleetPush {
+  /** Sends the frame (JSON text) to the other servers; never rejects (a failed publish is logged). */
+  publish(principalId: string, frameJson: string): Promise<void>;
+  /** Listens for pushes published by other servers; returns the unsubscribe function. */
+  subscribe(listener: PushListener): () => void;
+}

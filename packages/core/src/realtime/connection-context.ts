@@ -20,6 +20,8 @@ export interface ConnectionContext {
   readonly memo?: Map<unknown, unknown>;
   /** UDP: every request carries its own `token` field, which is the credential. */
   readonly tokenInFrame?: boolean;
+  /** UDP: the authenticated datagram's session `sid` (hex), after its MAC checked out (see `AuthContext.sessionId`). */
+  readonly sessionId?: string;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { RevocationEvent } from '../contracts/sessions.js';
 import { silentLoggerFactory } from '../logging/logger.js';
 import { sessionKey } from '../session/session-token.js';
 import type { Admitted } from './connection-plan.js';
-import { ConnectionRegistry } from './connection-registry.js';
+import { ConnectionRegistry, MAX_PUSH_FRAME_BYTES } from './connection-registry.js';
 import { GateDispatcher } from './gate-dispatcher.js';
 
 let fx: ShieldFixture;
@@ -133,6 +133,41 @@ describe('ConnectionRegistry: bookkeeping and push', () => {
     registry.add({ ...open('a').init, send: () => { throw new Error('closed'); } }, await credential(await fx.session('p1')));
     expect(registry.sendTo('a', {})).toBe(false);
     expect(registry.sendToPrincipal('p1', {})).toBe(0);
+  });
+});
+
+describe('ConnectionRegistry: push limits', () => {
+  it('refuses, sending nothing, a frame JSON cannot encode, one over 64 KiB, or no principal id', async () => {
+    const a = open('a');
+    registry.add(a.init, await credential(await fx.session('p1')));
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => registry.sendToPrincipal('p1', cyclic)).toThrow(TypeError);
+    expect(() => registry.sendToPrincipal('p1', { n: 1n })).toThrow(TypeError);
+    expect(() => registry.sendToPrincipal('p1', undefined)).toThrow(TypeError);
+    expect(() => registry.sendToPrincipal('', {})).toThrow(TypeError);
+    // 22,000 euro signs are 66,000 bytes of UTF-8 but only 22,000 characters.
+    expect(() => registry.sendToPrincipal('p1', { data: '€'.repeat(22_000) })).toThrow(RangeError);
+    expect(a.sent).toEqual([]);
+    expect(registry.sendToPrincipal('p1', { data: 'x'.repeat(MAX_PUSH_FRAME_BYTES - 20) })).toBe(1);
+  });
+
+  it('keeps a push on its own process with the in-memory store, delivering it once', async () => {
+    const other = await createShieldFixture();
+    try {
+      const elsewhere = other.container.resolve(ConnectionRegistry);
+      const b = open('b');
+      elsewhere.add(b.init, await credential(await fx.session('p1')));
+      const a = open('a');
+      registry.add(a.init, await credential(await fx.session('p1')));
+      expect(registry.sendToPrincipal('p1', { type: 'event' })).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(a.sent).toEqual([{ type: 'event' }]);
+      expect(b.sent).toEqual([]);
+      elsewhere.dispose();
+    } finally {
+      await other.close();
+    }
   });
 });
 

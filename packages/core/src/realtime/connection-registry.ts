@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Transport } from '../contracts/auth-context.js';
 import { LOGGER_FACTORY } from '../contracts/injection-tokens.js';
 import type { Logger, LoggerFactory } from '../contracts/logger.js';
-import type { RevocationEvent, RevocationSubscribe } from '../contracts/sessions.js';
+import type { FleetPush, RevocationEvent, RevocationSubscribe } from '../contracts/sessions.js';
 import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
@@ -69,7 +69,12 @@ export interface LiveConnection extends ConnectionContext {
  */
 export interface RevocationSource {
   readonly onRevocation: RevocationSubscribe;
+  /** Carries `sendToPrincipal` to the other servers; without it pushes stay on this server. */
+  readonly fleetPush?: FleetPush;
 }
+
+/** The largest frame `sendToPrincipal` takes: 64 KiB of JSON (UTF-8). */
+export const MAX_PUSH_FRAME_BYTES = 65_536;
 
 interface Entry extends LiveConnection {
   credential: string | undefined;
@@ -85,7 +90,9 @@ interface Entry extends LiveConnection {
  * holding a revoked session token, JWT `jti`, login family or principal, and clears
  * their memo. A session token replaced by a refresh is not revoked for its connections:
  * they move to the successor token, on every server. A gap (events may have been missed) clears every connection's memo
- * instead, so the next message re-checks its credential. Also the server-push API.
+ * instead, so the next message re-checks its credential. Also the server-push API:
+ * `sendTo` reaches one connection of this server, `sendToPrincipal` every connection
+ * of a principal on every server of the fleet.
  *
  * @example
  * ```ts
@@ -102,7 +109,8 @@ export class ConnectionRegistry {
   private readonly byJti = new Map<string, Set<Entry>>();
   private readonly byFamily = new Map<string, Set<Entry>>();
   private readonly byPrincipal = new Map<string, Set<Entry>>();
-  private readonly unsubscribe: () => void;
+  private readonly unsubscribe: Array<() => void>;
+  private readonly fleet: FleetPush | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -110,7 +118,9 @@ export class ConnectionRegistry {
     @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
   ) {
     this.log = loggers.create('portcullis:realtime');
-    this.unsubscribe = revocations.onRevocation((event) => this.revoke(event));
+    this.fleet = revocations.fleetPush;
+    this.unsubscribe = [revocations.onRevocation((event) => this.revoke(event))];
+    if (this.fleet) this.unsubscribe.push(this.fleet.subscribe((principalId, frame) => this.sendHere(principalId, frame)));
   }
 
   /** Live connections right now. */
@@ -144,12 +154,13 @@ export class ConnectionRegistry {
 
   /**
    * Gives a tracked connection its (one) credential, replacing any earlier one; false
-   * when unknown. The connection's memo is kept: the admission just filled it for
+   * when unknown (or for the `sid` of a UDP datagram, which is no connection's). The connection's memo is kept: the admission just filled it for
    * this credential, and entries for another credential are never reused.
    */
   attach(clientId: string, { principal, credential }: Admitted): boolean {
     const entry = this.byId.get(clientId);
-    if (!entry) return false;
+    // A datagram's sid names no connection: it stands for one datagram only.
+    if (!entry || credential.kind === 'udp-session') return false;
     this.unindex(entry);
     entry.credential = credential.token;
     entry.accepted = credential;
@@ -183,16 +194,44 @@ export class ConnectionRegistry {
     return entry ? this.deliver(entry, frame) : false;
   }
 
-  /** Pushes a frame to every connection of a principal on this server; answers how many got it. */
+  /**
+   * Pushes a frame to every authenticated connection of a principal, on this server at once
+   * and, with Redis, on every other server of the fleet. Answers how many connections on
+   * this server got it (the other servers do not report back).
+   *
+   * Delivery is at most once: a push reaches the connections that are open and hold a live
+   * credential of the principal when it arrives at their server; nothing is queued or
+   * retried, so a server whose link to Redis is down, or a connection that opens a moment
+   * later, misses it (a failed publish is logged, and the push reaches this server only).
+   * Pushes one server sends arrive at each other server in the order it sent them, and
+   * after every revocation it announced before; across servers there is no order. A
+   * connection closed by a revocation gets no later push.
+   *
+   * @throws TypeError when `principalId` is not a non-empty string, or JSON cannot encode
+   * `frame` (a `BigInt`, a cycle, or nothing at all); nothing is sent.
+   * @throws RangeError when the frame's JSON is over {@link MAX_PUSH_FRAME_BYTES}; nothing is sent.
+   * @example
+   * ```ts
+   * const here = registry.sendToPrincipal('player-42', { type: 'event', data: 'match found' });
+   * ```
+   */
   sendToPrincipal(principalId: string, frame: unknown): number {
-    let sent = 0;
-    for (const entry of this.byPrincipal.get(principalId) ?? []) if (this.deliver(entry, frame)) sent++;
+    if (typeof principalId !== 'string' || principalId === '') throw new TypeError('sendToPrincipal needs a principal id');
+    const json = encodePushFrame(frame);
+    const sent = this.sendHere(principalId, frame);
+    void this.fleet?.publish(principalId, json);
     return sent;
   }
 
-  /** Stops listening for revocations. */
+  /** Stops listening for revocations and for pushes from other servers. */
   dispose(): void {
-    this.unsubscribe();
+    for (const off of this.unsubscribe) off();
+  }
+
+  private sendHere(principalId: string, frame: unknown): number {
+    let sent = 0;
+    for (const entry of this.byPrincipal.get(principalId) ?? []) if (this.deliver(entry, frame)) sent++;
+    return sent;
   }
 
   private revoke(event: RevocationEvent): void {
@@ -258,6 +297,20 @@ export class ConnectionRegistry {
     }
     entry.credential = entry.principalId = entry.accepted = undefined;
   }
+}
+
+function encodePushFrame(frame: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(frame);
+  } catch {
+    throw new TypeError('a pushed frame must be JSON: this one cannot be encoded');
+  }
+  if (json === undefined) throw new TypeError('a pushed frame must be JSON: this one encodes to nothing');
+  if (json.length > MAX_PUSH_FRAME_BYTES / 3 && Buffer.byteLength(json) > MAX_PUSH_FRAME_BYTES) {
+    throw new RangeError(`a pushed frame is at most ${MAX_PUSH_FRAME_BYTES} bytes of JSON`);
+  }
+  return json;
 }
 
 function index(map: Map<string, Set<Entry>>, key: string, entry: Entry): void {

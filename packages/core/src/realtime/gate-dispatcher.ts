@@ -68,11 +68,15 @@ export class GateDispatcher {
   private shedLagMs: number = DEFAULT_SHED_LAG_MS;
   private shedSinceLog = 0;
   private lastShedLog = -Infinity;
+  /**
+   * Resolved on the first refresh frame, not at construction: a dispatcher builds where
+   * no session services are registered, and `register` names the missing setting.
+   */
+  private sessions: TokenSessionSync | undefined;
 
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
     private readonly enforcer: ShieldEnforcer,
-    private readonly sessions: TokenSessionSync,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
   ) {
     this.log = loggers.create('portcullis:realtime');
@@ -136,6 +140,7 @@ export class GateDispatcher {
     const ctx: MutableGateContext = {
       transport: conn.transport,
       credential: conn.tokenInFrame ? (typeof frame.token === 'string' ? frame.token : undefined) : conn.credential,
+      sessionId: conn.sessionId,
       clientId: conn.clientId,
       remoteAddress: conn.remoteAddress,
       portal,
@@ -209,7 +214,8 @@ export class GateDispatcher {
    * ```
    */
   refreshConnection(token: string, principalId: string | undefined): Promise<InBandOutcome<RefreshReply>> {
-    return refreshInBand(this.sessions, token, principalId);
+    const sessions = { refresh: (t: string, p?: string) => (this.sessions ??= this.container.resolve(TokenSessionSync)).refresh(t, p) };
+    return refreshInBand(sessions, token, principalId);
   }
 }
 

@@ -25,7 +25,8 @@ export interface InBandOutcome<R> {
 }
 
 /**
- * The wire form of an upgrade (or session refresh) result.
+ * The wire form of an upgrade (or session refresh) result, with the session's `udpKey`
+ * (the HTTP answers and the in-band refresh frame alike).
  *
  * @example
  * ```ts
@@ -38,6 +39,7 @@ export function upgradeResponse(result: UpgradeResult): UpgradeResponse {
     refreshToken: result.refreshToken,
     accessExpiration: result.accessExpiration.toISOString(),
     refreshExpiration: result.refreshExpiration.toISOString(),
+    ...(result.udpKey === undefined ? {} : { udpKey: result.udpKey }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../contracts/principal.js';
+import { UdpKeyring } from '../key/udp-keyring.js';
 import { silentLoggerFactory } from '../logging/logger.js';
 import { MemoryCacheStore } from '../store/memory-cache-store.js';
 import { CredentialChecks } from './credential-checks.js';
@@ -28,7 +29,7 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
   beforeEach(async () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     cache = new MemoryCacheStore(silentLoggerFactory.create('test'));
-    pairs = new SessionPairStore(cache, { accessMs: 3_600_000, refreshMs: 86_400_000 });
+    pairs = new SessionPairStore(cache, { accessMs: 3_600_000, refreshMs: 86_400_000 }, new UdpKeyring(Buffer.alloc(32, 1)));
     const jwts = new JwtInvalidation(cache, 30_000, { familyMs: 86_400_000, principalMs: 86_400_000 });
     tokens = [];
     for (let i = 0; i < SESSIONS; i++) tokens.push((await pairs.create(principal(`p${i}`), undefined)).accessToken);

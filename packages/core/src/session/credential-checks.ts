@@ -32,6 +32,8 @@ const MAX_QUEUED_RENEWALS = 4096;
  */
 export class CredentialChecks {
   private readonly near: SessionNearCache;
+  /** The same verdicts for sessions named by their UDP `sid` (hex), as authenticated datagrams name them. */
+  private readonly nearBySid: SessionNearCache;
   /** JWT verdicts, for stores without synchronous reads (Redis); unused in memory. */
   private readonly jwtNear: JwtNearCache;
   private readonly lookups = new CoalescedLookups<AccessRecord | undefined>();
@@ -49,6 +51,7 @@ export class CredentialChecks {
     private readonly live: () => boolean,
   ) {
     this.near = new SessionNearCache(nearCache.sessionMs, undefined, (token) => this.renew(token));
+    this.nearBySid = new SessionNearCache(nearCache.sessionMs);
     this.jwtNear = new JwtNearCache(nearCache.jwtMs);
   }
 
@@ -73,6 +76,31 @@ export class CredentialChecks {
     // A revocation arrived during the read, which may predate it: a connection admitted on that
     // answer would be indexed after the event that should have closed it. Ask once more.
     return (await this.lookups.run(sessionToken, this.generation, () => this.pairs.findAccess(sessionToken)))?.principal;
+  }
+
+  /**
+   * {@link validate} for a session named by its UDP `sid` (32 hex digits) instead of
+   * its token: the same record, the same near-cache rules.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   */
+  async validateSid(sidHex: string): Promise<Principal | undefined> {
+    const cached = this.nearBySid.get(sidHex);
+    if (cached !== undefined) return cached;
+    const generation = this.generation;
+    const lookupKey = `sid:${sidHex}`;
+    const record = await this.lookups.run(lookupKey, generation, () => this.pairs.findAccessBySid(sidHex));
+    if (record === undefined) return undefined;
+    if (generation === this.generation) {
+      if (this.live()) this.nearBySid.put(sidHex, record.principal, record.accessExpires);
+      return record.principal;
+    }
+    return (await this.lookups.run(lookupKey, this.generation, () => this.pairs.findAccessBySid(sidHex)))?.principal;
+  }
+
+  /** The principal of a session named by its UDP `sid` (hex) if the near cache holds it. */
+  peekSid(sidHex: string): Principal | undefined {
+    return this.nearBySid.get(sidHex);
   }
 
   /** The principal of a session token if the near cache holds it; synchronous, never throws. */
@@ -117,11 +145,16 @@ export class CredentialChecks {
     }
     // A JWT-only event (upgrade, JWT logout) revokes no session: session reads in flight may still be cached.
     if (event.sessionKeys.length > 0 || event.principalId !== undefined) this.generation++;
-    for (const key of event.sessionKeys) this.near.dropAlias(key);
+    for (const key of event.sessionKeys) {
+      this.near.dropAlias(key);
+      // A session's UDP sid is the first 16 bytes of the same digest its key spells.
+      if (this.nearBySid.size > 0) this.nearBySid.drop(Buffer.from(key, 'base64url').toString('hex', 0, 16));
+    }
     for (const jti of event.jtis) this.jwtNear.drop(jti);
     for (const fam of event.families ?? []) this.jwtNear.dropFamily(fam);
     if (event.principalId !== undefined) {
       this.near.dropPrincipal(event.principalId);
+      this.nearBySid.dropPrincipal(event.principalId);
       this.jwtNear.dropPrincipal(event.principalId);
     }
   }
@@ -130,6 +163,7 @@ export class CredentialChecks {
   clear(): void {
     this.queuedRenewals.clear();
     this.near.clear();
+    this.nearBySid.clear();
     this.jwtNear.clear();
   }
 

@@ -8,6 +8,7 @@ import type { Principal } from '../contracts/principal.js';
 import type { UpgradeResult } from '../contracts/sessions.js';
 import type { CacheStore, CacheWrite } from '../store/cache-store.js';
 import { frozenPrincipal, type AccessRecord, type RefreshRecord } from './session-record.js';
+import { udpSessionId, type UdpKeyring } from '../key/udp-keyring.js';
 import { newSessionToken, sessionKey } from './session-token.js';
 import { openWith, sealUnder } from './token-seal.js';
 
@@ -26,7 +27,7 @@ type Index = 'principal-sessions' | 'family-sessions';
  *
  * @example
  * ```ts
- * const pairs = new SessionPairStore(cache, { accessMs: 3_600_000, refreshMs: 604_800_000 });
+ * const pairs = new SessionPairStore(cache, { accessMs: 3_600_000, refreshMs: 604_800_000 }, keyring);
  * const session = await pairs.create(principal, claims.fam);
  * ```
  */
@@ -38,6 +39,7 @@ export class SessionPairStore {
   constructor(
     private readonly cache: CacheStore,
     private readonly lifetimes: SessionLifetimes,
+    private readonly udpKeys: UdpKeyring,
     private readonly maxPerPrincipal = Number.POSITIVE_INFINITY,
   ) {}
 
@@ -48,6 +50,7 @@ export class SessionPairStore {
     const refreshToken = newSessionToken();
     const access = sessionKey(accessToken);
     const refresh = sessionKey(refreshToken);
+    const sid = udpSessionId(accessToken);
     const accessExpires = now + this.lifetimes.accessMs;
     const refreshExpires = now + this.lifetimes.refreshMs;
     const accessRecord: AccessRecord = Object.freeze(fam === undefined ? { principal, refresh, accessExpires } : { principal, refresh, fam, accessExpires });
@@ -56,17 +59,29 @@ export class SessionPairStore {
     const writes: CacheWrite[] = replacing ? [{ kind: 'delete', ns: 'session', key: replacing.access }, ...this.unindex(principal.id, fam, replacing.refresh)] : [];
     writes.push(
       { kind: 'set', ns: 'session', key: access, value: accessRecord, ttlMs: this.lifetimes.accessMs },
+      // The UDP sid names the access record; it dies with it (a deleted record leaves the index pointing nowhere).
+      { kind: 'set', ns: 'udp-session', key: sid.toString('hex'), value: access, ttlMs: this.lifetimes.accessMs },
       { kind: 'set', ns: 'session-refresh', key: refresh, value: refreshRecord, ttlMs: this.lifetimes.refreshMs },
       { kind: 'add-member', ns: 'principal-sessions', key: principal.id, member: refresh, ttlMs: this.lifetimes.refreshMs },
     );
     if (fam !== undefined) writes.push({ kind: 'add-member', ns: 'family-sessions', key: fam, member: refresh, ttlMs: this.lifetimes.refreshMs });
     await this.cache.write(writes);
-    return Object.freeze({ accessToken, refreshToken, accessExpiration: new Date(accessExpires), refreshExpiration: new Date(refreshExpires), principal });
+    const pair = { accessToken, refreshToken, accessExpiration: new Date(accessExpires), refreshExpiration: new Date(refreshExpires), principal };
+    return Object.freeze(this.udpKeys.canDerive ? { ...pair, udpKey: this.udpKeys.keyFor(sid).toString('base64url') } : pair);
   }
 
   /** The live access record of a session access token. */
   async findAccess(accessToken: string): Promise<AccessRecord | undefined> {
     const record = await this.cache.get<AccessRecord>('session', sessionKey(accessToken));
+    if (record) frozenPrincipal(record.principal);
+    return record;
+  }
+
+  /** The live access record of a session named by its UDP `sid` (hex). */
+  async findAccessBySid(sidHex: string): Promise<AccessRecord | undefined> {
+    const access = await this.cache.get<string>('udp-session', sidHex);
+    if (typeof access !== 'string') return undefined;
+    const record = await this.cache.get<AccessRecord>('session', access);
     if (record) frozenPrincipal(record.principal);
     return record;
   }

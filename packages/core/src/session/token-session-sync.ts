@@ -11,11 +11,12 @@ import { LOGGER_FACTORY, PORTCULLIS_CONFIG } from '../contracts/injection-tokens
 import type { LoggerFactory } from '../contracts/logger.js';
 import type { PortcullisConfig } from '../contracts/portcullis-config.js';
 import type { Principal } from '../contracts/principal.js';
-import type { RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
+import type { FleetPush, PushListener, RefreshResult, RevocationSubscribe, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
 import { longestLoginTokenSeconds, MAX_LIFETIME_SECONDS } from '../jwt/jwt-signer.js';
 import { JwtTokenIssuer } from '../jwt/jwt-token-issuer.js';
 import { JwtTokenValidator } from '../jwt/jwt-token-validator.js';
+import { UdpKeyring } from '../key/udp-keyring.js';
 import { SessionStores } from '../store/session-stores.js';
 import { CredentialChecks } from './credential-checks.js';
 import { JwtInvalidation } from './jwt-invalidation.js';
@@ -64,6 +65,8 @@ export class TokenSessionSync {
   private readonly pairs: SessionPairStore;
   private readonly logins: LoginInventory;
   private readonly validator: JwtTokenValidator;
+  /** How the connection registry's pushes reach the other servers (on the revocation channel). */
+  readonly fleetPush: FleetPush;
 
   constructor(
     @inject(PORTCULLIS_CONFIG) config: PortcullisConfig,
@@ -71,12 +74,13 @@ export class TokenSessionSync {
     issuer: JwtTokenIssuer,
     stores: SessionStores,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory,
+    udpKeys: UdpKeyring,
   ) {
     const security = config.security;
     const { session, clockSkewSeconds, refreshTokenDays, accessTokenMinutes } = security;
     const lifetimes = stores.options.sessionLifetimesMs;
     const refreshMs = lifetimes?.refresh ?? session.refreshDays * 86_400_000;
-    const pairs = new SessionPairStore(stores.cache, { accessMs: lifetimes?.access ?? session.accessMinutes * 60_000, refreshMs }, session.maxPerPrincipal);
+    const pairs = new SessionPairStore(stores.cache, { accessMs: lifetimes?.access ?? session.accessMinutes * 60_000, refreshMs }, udpKeys, session.maxPerPrincipal);
     this.pairs = pairs;
     this.validator = validator;
     const skewMs = clockSkewSeconds * 1000;
@@ -100,6 +104,10 @@ export class TokenSessionSync {
     this.hub = new RevocationHub(bus, (event) => this.checks.forget(event), logger);
     const reuse = new RefreshReuse(stores.cache, security.refreshReuseGraceSeconds * 1000);
     this.logins = new LoginInventory(stores.cache, Math.max(refreshMs, refreshTokenDays * 86_400_000), MAX_LOGINS_PER_PRINCIPAL);
+    this.fleetPush = Object.freeze({
+      publish: (principalId: string, frameJson: string) => bus.publishPush(principalId, frameJson),
+      subscribe: (listener: PushListener) => bus.onPush(listener),
+    });
     this.lifecycle = new SessionLifecycle({ security, validator, issuer, pairs, jwts, hub: this.hub, reuse, logins: this.logins, logger });
   }
 
@@ -142,6 +150,26 @@ export class TokenSessionSync {
   /** The principal of a session token if it is in this process's near cache; synchronous, never throws. */
   peek(sessionToken: string): Principal | undefined {
     return this.checks.peek(sessionToken);
+  }
+
+  /**
+   * {@link validate} for a session named by its UDP `sid` (32 hex digits), as an
+   * authenticated datagram names it once its MAC checked out: the same record and
+   * near cache, so it is refused the moment its token would be.
+   *
+   * @throws PortcullisError `unavailable` when the store cannot be reached.
+   * @example
+   * ```ts
+   * const principal = sessions.peekSid(sidHex) ?? (await sessions.validateSid(sidHex));
+   * ```
+   */
+  validateSid(sidHex: string): Promise<Principal | undefined> {
+    return this.checks.validateSid(sidHex);
+  }
+
+  /** {@link peek} for a session named by its UDP `sid` (hex). */
+  peekSid(sidHex: string): Principal | undefined {
+    return this.checks.peekSid(sidHex);
   }
 
   /**

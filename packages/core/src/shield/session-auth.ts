@@ -24,7 +24,8 @@ const UNAVAILABLE: Refusal = REFUSALS.unavailable;
 /**
  * The built-in session shield (`@SessionShield`): the credential must be a live
  * session token (`<uuid v4>;session`); a JWT is refused. Its success names the
- * accepted session token (`credential`). Every request asks the
+ * accepted session token (`credential`). A session named by an authenticated UDP
+ * datagram (`ctx.sessionId`, its `sid`) is checked the same way, by its sid. Every request asks the
  * session near cache (`peek`: a map lookup and a clock read, bounded by
  * `session:near-cache-seconds` and the token's expiry, dropped on revocation
  * events) and, on a miss, the store (`validate`). So a revoked or expired session
@@ -47,6 +48,7 @@ export class SessionAuth implements ShieldAuth {
 
   /** Answers at once (no promise) when the near cache holds the session; otherwise a promise. */
   authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult> {
+    if (ctx.sessionId !== undefined) return this.authenticateSid(ctx.sessionId);
     const { credential, memo } = ctx;
     if (credential === undefined || credential.length === 0) return MISSING;
     const kept = memo?.get(MEMO_KEY) as SessionMemo | undefined;
@@ -56,12 +58,26 @@ export class SessionAuth implements ShieldAuth {
     if (principal !== undefined) return answer(credential, principal, memo, sameCredential ? kept : undefined);
     return this.sessions.validate(credential).then(
       (validated) => answer(credential, validated, memo, sameCredential ? kept : undefined),
-      (error: unknown) => {
-        if (error instanceof PortcullisError && error.code === 'unavailable') return UNAVAILABLE;
-        throw error;
-      },
+      unavailableOrThrow,
     );
   }
+
+  /** A session named by an authenticated datagram's sid: the same near cache and store record as its token. */
+  private authenticateSid(sidHex: string): ShieldResult | Promise<ShieldResult> {
+    const principal = this.sessions.peekSid(sidHex);
+    if (principal !== undefined) return sidAnswer(sidHex, principal);
+    return this.sessions.validateSid(sidHex).then((validated) => sidAnswer(sidHex, validated), unavailableOrThrow);
+  }
+}
+
+function unavailableOrThrow(error: unknown): Refusal {
+  if (error instanceof PortcullisError && error.code === 'unavailable') return UNAVAILABLE;
+  throw error;
+}
+
+function sidAnswer(sid: string, principal: Principal | undefined): ShieldResult {
+  if (principal === undefined) return INVALID;
+  return { ok: true, principal, credential: { kind: 'udp-session', sid } };
 }
 
 /** The result for a looked-up principal, reusing the connection's kept answer when it is the same. */

@@ -7,7 +7,8 @@ import { SessionAuth } from './session-auth.js';
 
 /**
  * A shield that accepts either credential portcullis issues: a session token
- * (checked by `SessionAuth`) or a JWT access token (checked by `JwtAuth`), told
+ * (checked by `SessionAuth`, as is a session named by an authenticated UDP
+ * datagram's `sid`) or a JWT access token (checked by `JwtAuth`), told
  * apart by shape. It guards `POST /auth/logout`, which revokes whichever the
  * client holds.
  *
@@ -25,6 +26,6 @@ export class SessionOrJwtAuth implements ShieldAuth {
   ) {}
 
   authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult> {
-    return credentialKind(ctx.credential) === 'session' ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
+    return ctx.sessionId !== undefined || credentialKind(ctx.credential) === 'session' ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
   }
 }

@@ -21,6 +21,8 @@ export type CacheNamespace =
   | 'session'
   /** session refresh token → refresh record */
   | 'session-refresh'
+  /** a session's UDP `sid` (hex) → the key of its access record, for as long as the access token lives */
+  | 'udp-session'
   /** jti of an upgraded, rotated or logged-out JWT → marker until the JWT expires */
   | 'used-jwt'
   /** login family id → marker: every JWT of that family is refused */

@@ -1,5 +1,5 @@
 /**
- * Revocation events over Redis pub/sub. A subscribed connection can run no other command,
+ * Revocation events, and pushes to a principal's connections, over Redis pub/sub. A subscribed connection can run no other command,
  * so the bus keeps its own duplicate of the command connection. While that subscriber is
  * down the bus is not `live` and near caches stay empty; when it drops or comes back the
  * bus signals a gap so they are cleared, because events published meanwhile are lost.
@@ -17,19 +17,29 @@ interface BusMessage {
   readonly e: CredentialsRevoked;
 }
 
+/** A push on the same channel (`{"o","p","f"}`): servers of older releases ignore it, having no `e`. */
+interface PushMessage {
+  readonly o: string;
+  /** The principal. */
+  readonly p: string;
+  /** The frame. */
+  readonly f: unknown;
+}
+
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 const isSuccessorArray = (value: unknown): value is SessionSuccessor[] =>
   Array.isArray(value) && value.every((v) => typeof v?.from === 'string' && typeof v?.sealed === 'string');
 
-function readMessage(text: string): BusMessage | undefined {
+function readMessage(text: string): BusMessage | PushMessage | undefined {
   let message: unknown;
   try {
     message = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const { o, e } = (message ?? {}) as { o?: unknown; e?: { sessionKeys?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown; successors?: unknown } };
+  const { o, e, p, f } = (message ?? {}) as { o?: unknown; e?: { sessionKeys?: unknown; jtis?: unknown; families?: unknown; principalId?: unknown; successors?: unknown }; p?: unknown; f?: unknown };
+  if (typeof o === 'string' && e === undefined && typeof p === 'string' && f !== undefined) return { o, p, f };
   if (typeof o !== 'string' || !e || !isStringArray(e.sessionKeys) || !isStringArray(e.jtis)) return undefined;
   if (e.principalId !== undefined && typeof e.principalId !== 'string') return undefined;
   if (e.families !== undefined && !isStringArray(e.families)) return undefined;
@@ -87,6 +97,16 @@ export class RedisRevocationBus extends LocalRevocationBus {
     }
   }
 
+  /** Publishes on the revocation channel, so a push follows every revocation this server published before it. */
+  override async publishPush(principalId: string, frameJson: string): Promise<void> {
+    const message = `{"o":${JSON.stringify(this.origin)},"p":${JSON.stringify(principalId)},"f":${frameJson}}`;
+    try {
+      await guarded(this.publisher, this.timeoutMs, () => this.publisher.publish(this.channel, message));
+    } catch {
+      this.logger.warn('push delivered on this server only: not broadcast to the fleet');
+    }
+  }
+
   /** Resolves once the channel is subscribed; rejects with `unavailable` after `timeoutMs`. */
   whenLive(timeoutMs: number): Promise<void> {
     if (this.live) return Promise.resolve();
@@ -132,6 +152,8 @@ export class RedisRevocationBus extends LocalRevocationBus {
 
   private receive(text: string): void {
     const message = readMessage(text);
-    if (message && message.o !== this.origin) this.deliver(message.e);
+    if (!message || message.o === this.origin) return;
+    if ('e' in message) this.deliver(message.e);
+    else this.deliverPush(message.p, message.f);
   }
 }

@@ -3,7 +3,7 @@
  * fleet. Near caches listen here to drop revoked sessions.
  */
 import type { Logger } from '../contracts/logger.js';
-import type { CredentialsRevoked } from '../contracts/sessions.js';
+import type { CredentialsRevoked, PushListener } from '../contracts/sessions.js';
 import { describeError } from '../errors/describe-error.js';
 
 /**
@@ -24,8 +24,16 @@ export interface RevocationBus {
   onGap(listener: () => void): () => void;
   /** True while events from the whole fleet are arriving, so a local cache may be trusted. */
   readonly live: boolean;
+  /**
+   * Sends a push for a principal's connections to the other servers of the fleet (there are
+   * none in memory), its frame already JSON text. At most once: never retried. Never rejects.
+   */
+  publishPush(principalId: string, frameJson: string): Promise<void>;
+  /** Listens for the pushes other servers publish; returns the unsubscribe function. */
+  onPush(listener: PushListener): () => void;
   close(): Promise<void>;
 }
+
 
 /**
  * The in-process bus: synchronous delivery, always live. Base of the Redis bus.
@@ -40,6 +48,7 @@ export interface RevocationBus {
 export class LocalRevocationBus implements RevocationBus {
   private readonly listeners = new Set<(event: CredentialsRevoked) => void>();
   private readonly gapListeners = new Set<() => void>();
+  private readonly pushListeners = new Set<PushListener>();
 
   constructor(protected readonly logger: Logger) {}
 
@@ -56,6 +65,14 @@ export class LocalRevocationBus implements RevocationBus {
     return () => this.listeners.delete(listener);
   }
 
+  /** No other server to reach in memory: the registry has delivered the push here already. */
+  async publishPush(_principalId: string, _frameJson: string): Promise<void> {}
+
+  onPush(listener: PushListener): () => void {
+    this.pushListeners.add(listener);
+    return () => this.pushListeners.delete(listener);
+  }
+
   onGap(listener: () => void): () => void {
     this.gapListeners.add(listener);
     return () => this.gapListeners.delete(listener);
@@ -64,6 +81,7 @@ export class LocalRevocationBus implements RevocationBus {
   async close(): Promise<void> {
     this.listeners.clear();
     this.gapListeners.clear();
+    this.pushListeners.clear();
   }
 
   /** Runs every listener; one that throws is logged and does not stop the others. */
@@ -73,6 +91,17 @@ export class LocalRevocationBus implements RevocationBus {
         listener(event);
       } catch (error) {
         this.logger.error('revocation listener threw', describeError(error));
+      }
+    }
+  }
+
+  /** Runs every push listener; one that throws is logged and does not stop the others. */
+  protected deliverPush(principalId: string, frame: unknown): void {
+    for (const listener of [...this.pushListeners]) {
+      try {
+        listener(principalId, frame);
+      } catch (error) {
+        this.logger.error('push listener threw', describeError(error));
       }
     }
   }

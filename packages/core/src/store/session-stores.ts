@@ -78,7 +78,7 @@ export class SessionStores {
  * @example
  * ```ts
  * const stores = createSessionStores(loadConfig(), { loggers: consoleLoggerFactory });
- * const sessions = new TokenSessionSync(config, validator, issuer, stores, consoleLoggerFactory);
+ * const sessions = new TokenSessionSync(config, validator, issuer, stores, consoleLoggerFactory, new UdpKeyring(signingKey.keyObject));
  * ```
  */
 export function createSessionStores(config: PortcullisConfig, options: SessionStoreOptions = {}): SessionStores {
