@@ -7,6 +7,7 @@ import { PortcullisError, sessionKey, TokenError } from '@portcullis/core';
 import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
+import { openWith } from '../src/session/token-seal.js';
 import { claimsOf, createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
@@ -134,8 +135,13 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
       expect(await h.sessions.validate(old.accessToken)).toBeUndefined();
       await expect(h.sessions.refresh(old.accessToken)).rejects.toBeInstanceOf(TokenError);
       expect(events).toEqual([
-        { kind: 'revoked', sessionKeys: [sessionKey(old.accessToken)], jtis: [], successors: [{ from: sessionKey(old.accessToken), to: result.session.accessToken }] },
+        { kind: 'revoked', sessionKeys: [sessionKey(old.accessToken)], jtis: [], successors: [{ from: sessionKey(old.accessToken), sealed: expect.any(String) }] },
       ]);
+      // Only a holder of the old access token reads the successor; the event never carries it.
+      const [successor] = events[0]?.successors ?? [];
+      expect(openWith('access successor', old.accessToken, successor!.sealed)).toBe(result.session.accessToken);
+      expect(openWith('access successor', result.session.refreshToken, successor!.sealed)).toBeUndefined();
+      expect(JSON.stringify(events)).not.toContain(result.session.accessToken.split(';')[0]);
     });
 
     it('takes a used session refresh token presented again for theft: it revokes the successor (grace 0)', async () => {

@@ -32,7 +32,7 @@ interface PushMessage {
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 const isSuccessorArray = (value: unknown): value is SessionSuccessor[] =>
-  Array.isArray(value) && value.every((v) => typeof v?.from === 'string' && typeof v?.to === 'string');
+  Array.isArray(value) && value.every((v) => typeof v?.from === 'string' && typeof v?.sealed === 'string');
 
 function readMessage(text: string): BusMessage | PushMessage | undefined {
   let message: unknown;
@@ -50,10 +50,8 @@ function readMessage(text: string): BusMessage | PushMessage | undefined {
   const event: { -readonly [K in keyof CredentialsRevoked]: CredentialsRevoked[K] } = { kind: 'revoked', sessionKeys: e.sessionKeys, jtis: e.jtis };
   if (e.families !== undefined && e.families.length > 0) event.families = e.families;
   if (e.principalId !== undefined) event.principalId = e.principalId;
-  if (e.successors !== undefined) {
-    if (!isSuccessorArray(e.successors)) return undefined;
-    event.successors = e.successors.map(({ from, to }) => Object.freeze({ from, to }));
-  }
+  // Successors of another shape (an older release's) are dropped: those connections close.
+  if (isSuccessorArray(e.successors)) event.successors = e.successors.map(({ from, sealed }) => Object.freeze({ from, sealed }));
   return { o, e: Object.freeze(event) };
 }
 
