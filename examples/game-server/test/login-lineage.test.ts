@@ -10,18 +10,13 @@ import { createClient } from '@keyv/redis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { connectWs } from '../../../test/conformance/support/test-clients.js';
 import type { GameServer } from '../src/game-server.js';
-import { signUp, startExampleServer, type Caller } from './support/example-server.js';
+import { cacheProviders, signUp, startExampleServer, type Caller } from './support/example-server.js';
 
 const redisUrl = inject('redisUrl');
 const DAY_MS = 86_400_000;
 const PASSWORD = 'correct horse battery';
 
-const providers: Array<[string, Record<string, string>, boolean]> = [
-  ['in memory', {}, true],
-  ['on Redis', { SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl ?? '' }, redisUrl !== null],
-];
-
-describe.each(providers)('token lineage %s', (_name, env, available) => {
+describe.each(cacheProviders(redisUrl))('token lineage %s', (_name, env, available) => {
   let server: GameServer;
   let base: string;
   let call: Caller;

@@ -8,18 +8,13 @@ import 'reflect-metadata';
 import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectWs } from '../../../test/conformance/support/test-clients.js';
-import { signUp, startExampleServer, type Caller } from './support/example-server.js';
+import { cacheProviders, signUp, startExampleServer, type Caller } from './support/example-server.js';
 
 const redisUrl = inject('redisUrl');
 const PASSWORD = 'correct horse battery';
 const CAP = 3;
 
-const providers: Array<[string, Record<string, string>, boolean]> = [
-  ['in memory', {}, true],
-  ['on Redis', { SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl ?? '' }, redisUrl !== null],
-];
-
-describe.each(providers)('sessions per principal %s', (_name, env, available) => {
+describe.each(cacheProviders(redisUrl))('sessions per principal %s', (_name, env, available) => {
   let base: string;
   let call: Caller;
   let close = async () => {};

@@ -30,6 +30,17 @@ export interface ExampleServerOptions extends Omit<GameServerOptions, 'config' |
   readonly realtime?: boolean;
 }
 
+/**
+ * `[name, env, available]` for `describe.each`: the session cache in memory, and on Redis at
+ * `redisUrl` (available only when there is one).
+ */
+export function cacheProviders(redisUrl: string | null): Array<[string, Record<string, string>, boolean]> {
+  return [
+    ['in memory', {}, true],
+    ['on Redis', { SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl ?? '' }, redisUrl !== null],
+  ];
+}
+
 /** A {@link Caller} against `base`, sending `body` as JSON and `token` as a bearer token. */
 export function httpCaller(base: string): Caller {
   return async (method, path, body, token) => {
