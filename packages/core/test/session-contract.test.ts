@@ -7,18 +7,18 @@ import { PortcullisError, sessionKey, TokenError } from '@portcullis/core';
 import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
-import { claimsOf, createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
+import { claimsOf, createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MINUTE = 60_000;
 
-function sessionContract(provider: ProviderName): void {
+function sessionContract(provider: ProviderName, env: Readonly<Record<string, string>> = {}): void {
   let h: SessionHarness;
   let events: CredentialsRevoked[];
 
   beforeEach(async () => {
-    h = await createHarness({ provider, redisUrl });
+    h = await createHarness({ provider, redisUrl, env });
     events = [];
     h.sessions.onRevocation((event) => {
       if (event.kind === 'revoked') events.push(event);
@@ -294,7 +294,7 @@ function sessionContract(provider: ProviderName): void {
   } else {
     describe('expiry (short store TTLs)', () => {
       it('expires the access token, then the refresh token, by the store TTL', async () => {
-        const short = await createHarness({ provider, redisUrl, stores: { sessionLifetimesMs: { access: 150, refresh: 500 } } });
+        const short = await createHarness({ provider, redisUrl, env, stores: { sessionLifetimesMs: { access: 150, refresh: 500 } } });
         try {
           const session = await short.sessions.upgrade(short.issuer.issueLoginPair('dave').accessToken);
           expect(await short.sessions.validate(session.accessToken)).toBeDefined();
@@ -318,4 +318,6 @@ function sessionContract(provider: ProviderName): void {
 }
 
 describe('session contract: inmemory', () => sessionContract('inmemory'));
-describe.skipIf(!redisUrl)(redisUrl ? 'session contract: redis' : 'session contract: redis — SKIPPED, redis-server not found', () => sessionContract('redis'));
+describe.skipIf(!redisUrl)(redisUrl ? 'session contract: redis' : 'session contract: redis — SKIPPED, redis-server not found', () => {
+  for (const topology of redisTopologies()) describe(topology.name, () => sessionContract('redis', topology.env));
+});
