@@ -11,11 +11,12 @@ import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Gate, Portal, SessionShield, silentLoggerFactory, UdpKeyring, udpSessionId } from '@portcullis/core';
+import { silentLoggerFactory, UdpKeyring, udpSessionId } from '@portcullis/core';
 import { udpMac } from '@portcullis/core/transport';
 import { createMemoryTestStack } from '@portcullis/core/testing';
 import { layUdpDatagram } from '@portcullis/protocol';
 import { createUdpTransport } from '@portcullis/udp';
+import { BenchPortal } from './lib/bench-portal.js';
 import { median } from './lib/measure.js';
 
 export const title = 'UDP: server CPU per datagram, authenticated form beside the JSON token form (one core)';
@@ -23,21 +24,6 @@ export const defaults = { rounds: 5, count: 20_000 };
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');
-
-class BenchPortal {
-  open(data) {
-    return data;
-  }
-
-  shielded(data) {
-    return data;
-  }
-}
-const method = (name) => Object.getOwnPropertyDescriptor(BenchPortal.prototype, name);
-Gate('open')(BenchPortal.prototype, 'open', method('open'));
-Gate('shielded')(BenchPortal.prototype, 'shielded', method('shielded'));
-SessionShield(BenchPortal.prototype, 'shielded', method('shielded'));
-Portal('/bench')(BenchPortal);
 
 const DATA = { x: 12, y: 34 };
 /** Replies go here: a UDP port on 127.0.0.1 that nobody binds (a send to it costs the server one syscall, as a real reply does). */

@@ -13,42 +13,24 @@ import { createServer } from 'node:http';
 import { container as rootContainer } from 'tsyringe';
 import {
   ConnectionRegistry,
-  Gate,
   GateDispatcher,
   JwtTokenIssuer,
   LOGGER_FACTORY,
   loadConfig,
-  Portal,
   PORTCULLIS_CONFIG,
   PORTCULLIS_CONTAINER,
   registerSessionServices,
   resolveSigningKey,
-  SessionShield,
   SIGNING_KEY,
   silentLoggerFactory,
   TokenSessionSync,
 } from '@portcullis/core';
 import { attachWebSocketTransport } from '@portcullis/ws';
 import { WebSocketServer } from 'ws';
+import { BenchPortal } from './bench-portal.js';
 import { serveParent } from './child-rpc.js';
 
 const KEY = Buffer.alloc(32, 5).toString('base64');
-
-class BenchPortal {
-  open(data) {
-    return data;
-  }
-
-  shielded(data) {
-    return data;
-  }
-}
-// Plain JavaScript has no decorator syntax: apply them as TypeScript would.
-const method = (name) => Object.getOwnPropertyDescriptor(BenchPortal.prototype, name);
-Gate('open')(BenchPortal.prototype, 'open', method('open'));
-Gate('shielded')(BenchPortal.prototype, 'shielded', method('shielded'));
-SessionShield(BenchPortal.prototype, 'shielded', method('shielded'));
-Portal('/bench')(BenchPortal);
 
 async function stack(provider, url) {
   const config = loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: KEY }, persistence: { cache: { provider, url } } } } });

@@ -6,35 +6,23 @@
 import 'reflect-metadata';
 import { randomBytes, randomUUID } from 'node:crypto';
 import bcrypt from 'bcrypt';
-import { loadConfig, silentLoggerFactory, type Logger, type LoggerFactory } from '@portcullis/core';
+import type { Logger, LoggerFactory } from '@portcullis/core';
 import { describe, expect, inject, it } from 'vitest';
 import { parseAdminUsers } from '../src/admin-users.js';
-import { createGameServer, type GameServerOptions } from '../src/game-server.js';
+import { startExampleServer, type Caller, type ExampleServerOptions } from './support/example-server.js';
 
 const redisUrl = inject('redisUrl');
 const OPERATOR_PASSWORD = 'the operator chose this one';
 const KEY = randomBytes(32).toString('base64');
 
-async function withServer<T>(options: GameServerOptions & { env?: Record<string, string> }, run: (call: Caller) => Promise<T>): Promise<T> {
-  const config = loadConfig({ env: { SVC__SECURITY__MODE: 'jwt', SVC__SECURITY__KEY: KEY, SVC__SECURITY__PASSWORD__WORK_FACTOR: '4', ...options.env }, tree: {} });
-  const server = await createGameServer({ loggers: silentLoggerFactory, ...options, config, port: 0 });
-  const base = (await server.listen()).http;
-  const call: Caller = async (method, path, body, token) => {
-    const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (token) headers.authorization = `Bearer ${token}`;
-    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : undefined };
-  };
+async function withServer<T>(options: ExampleServerOptions, run: (call: Caller) => Promise<T>): Promise<T> {
+  const example = await startExampleServer({ ...options, env: { SVC__SECURITY__KEY: KEY, ...options.env } });
   try {
-    return await run(call);
+    return await run(example.call);
   } finally {
-    await server.close();
+    await example.close();
   }
 }
-
-type Caller = (method: string, path: string, body?: unknown, token?: string) => Promise<{ status: number; json: any }>;
 
 describe('the admin role in the example', () => {
   it('a stranger who signs up first under a name in ADMIN_USERS does not get admin', async () => {

@@ -1,37 +1,18 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { loadConfig, silentLoggerFactory } from '@portcullis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from 'bcrypt';
 import { parseAdminUsers } from '../src/admin-users.js';
-import { createGameServer, type GameServer } from '../src/game-server.js';
+import { startExampleServer, type Caller, type ExampleServer } from './support/example-server.js';
 
-let server: GameServer;
+let example: ExampleServer;
 let base: string;
+let call: Caller;
 
 beforeAll(async () => {
-  server = await createGameServer({
-    config: loadConfig({
-      env: { SVC__SECURITY__MODE: 'jwt', SVC__SECURITY__KEY: randomBytes(32).toString('base64'), SVC__SECURITY__PASSWORD__WORK_FACTOR: '4' },
-      tree: {},
-    }),
-    port: 0,
-    adminUsers: parseAdminUsers(' Root ,ops'),
-    adminPasswordHash: await bcrypt.hash('operator password', 4),
-    loggers: silentLoggerFactory,
-  });
-  base = (await server.listen()).http;
+  example = await startExampleServer({ adminUsers: parseAdminUsers(' Root ,ops'), adminPasswordHash: await bcrypt.hash('operator password', 4) });
+  ({ base, call } = example);
 });
-afterAll(() => server.close());
-
-async function call(method: string, path: string, body?: unknown, token?: string) {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : undefined };
-}
+afterAll(() => example.close());
 
 describe('example game server over HTTP', () => {
   it('listens on 127.0.0.1 and answers unknown routes with JSON 404', async () => {

@@ -5,60 +5,31 @@
  * token it covers, however long the `AccessTokenIssuer` made it.
  */
 import 'reflect-metadata';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { AccessTokenIssuer, loadConfig, silentLoggerFactory, TokenSessionSync } from '@portcullis/core';
+import { AccessTokenIssuer, TokenSessionSync } from '@portcullis/core';
 import { createClient } from '@keyv/redis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { connectWs } from '../../../test/conformance/support/test-clients.js';
-import { createGameServer, type GameServer } from '../src/game-server.js';
-import { startRealtime, type RealtimeServers } from '../src/realtime.js';
+import type { GameServer } from '../src/game-server.js';
+import { cacheProviders, signUp, startExampleServer, type Caller } from './support/example-server.js';
 
 const redisUrl = inject('redisUrl');
 const DAY_MS = 86_400_000;
 const PASSWORD = 'correct horse battery';
 
-const providers: Array<[string, Record<string, string>, boolean]> = [
-  ['in memory', {}, true],
-  ['on Redis', { SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl ?? '' }, redisUrl !== null],
-];
-
-describe.each(providers)('token lineage %s', (_name, env, available) => {
+describe.each(cacheProviders(redisUrl))('token lineage %s', (_name, env, available) => {
   let server: GameServer;
-  let realtime: RealtimeServers;
   let base: string;
+  let call: Caller;
+  let close = async () => {};
 
-  async function call(method: string, path: string, body?: unknown, token?: string) {
-    const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (token) headers.authorization = `Bearer ${token}`;
-    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : undefined };
-  }
-
-  async function login(): Promise<{ accessToken: string; refreshToken: string; id: string }> {
-    const username = `p${randomUUID().slice(0, 8)}`;
-    const signup = await call('POST', '/auth/signup', { email: `${username}@example.com`, username, password: PASSWORD });
-    expect(signup.status).toBe(201);
-    const me = await call('GET', '/api/me', undefined, signup.json.accessToken);
-    return { ...signup.json, id: me.json.id };
-  }
+  const login = () => signUp(call, 'p', PASSWORD);
 
   beforeAll(async () => {
     if (!available) return;
-    const config = loadConfig({
-      env: { SVC__SECURITY__MODE: 'jwt', SVC__SECURITY__KEY: randomBytes(32).toString('base64'), SVC__SECURITY__PASSWORD__WORK_FACTOR: '4', ...env },
-      tree: {},
-    });
-    server = await createGameServer({ config, port: 0, loggers: silentLoggerFactory });
-    base = (await server.listen()).http;
-    realtime = await startRealtime(server.container, server.httpServer, { host: '127.0.0.1', tcpPort: 0, udpPort: 0 });
+    ({ server, base, call, close } = await startExampleServer({ env, realtime: true }));
   });
   afterEach(() => vi.useRealTimers());
-  afterAll(async () => {
-    await realtime?.close();
-    await server?.close();
-  });
+  afterAll(() => close());
 
   it.runIf(available)('logging out a login ends the tokens derived from it with POST /api/token, and the sessions upgraded from those', async () => {
     const owner = await login();

@@ -5,64 +5,29 @@
  * the oldest and closes its sockets.
  */
 import 'reflect-metadata';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { loadConfig, silentLoggerFactory } from '@portcullis/core';
 import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectWs } from '../../../test/conformance/support/test-clients.js';
-import { createGameServer, type GameServer } from '../src/game-server.js';
-import { startRealtime, type RealtimeServers } from '../src/realtime.js';
+import { cacheProviders, signUp, startExampleServer, type Caller } from './support/example-server.js';
 
 const redisUrl = inject('redisUrl');
 const PASSWORD = 'correct horse battery';
 const CAP = 3;
 
-const providers: Array<[string, Record<string, string>, boolean]> = [
-  ['in memory', {}, true],
-  ['on Redis', { SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl ?? '' }, redisUrl !== null],
-];
-
-describe.each(providers)('sessions per principal %s', (_name, env, available) => {
-  let server: GameServer;
-  let realtime: RealtimeServers;
+describe.each(cacheProviders(redisUrl))('sessions per principal %s', (_name, env, available) => {
   let base: string;
-
-  async function call(method: string, path: string, body?: unknown, token?: string) {
-    const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (token) headers.authorization = `Bearer ${token}`;
-    const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : undefined };
-  }
+  let call: Caller;
+  let close = async () => {};
 
   beforeAll(async () => {
     if (!available) return;
-    const config = loadConfig({
-      env: {
-        SVC__SECURITY__MODE: 'jwt',
-        SVC__SECURITY__KEY: randomBytes(32).toString('base64'),
-        SVC__SECURITY__PASSWORD__WORK_FACTOR: '4',
-        SVC__SECURITY__SESSION__MAX_PER_PRINCIPAL: String(CAP),
-        ...env,
-      },
-      tree: {},
-    });
-    server = await createGameServer({ config, port: 0, loggers: silentLoggerFactory });
-    base = (await server.listen()).http;
-    realtime = await startRealtime(server.container, server.httpServer, { host: '127.0.0.1', tcpPort: 0, udpPort: 0 });
+    ({ base, call, close } = await startExampleServer({ env: { SVC__SECURITY__SESSION__MAX_PER_PRINCIPAL: String(CAP), ...env }, realtime: true }));
   });
-  afterAll(async () => {
-    await realtime?.close();
-    await server?.close();
-  });
+  afterAll(() => close());
 
   it.runIf(available)('refresh + upgrade cycles never hold more than the cap: the oldest pair is revoked and its socket closed with 4401', async () => {
-    const username = `flood${randomUUID().slice(0, 8)}`;
-    const signup = await call('POST', '/auth/signup', { email: `${username}@example.com`, username, password: PASSWORD });
-    expect(signup.status).toBe(201);
-    const principal = (await call('GET', '/api/me', undefined, signup.json.accessToken)).json.id as string;
-    let login = signup.json as { accessToken: string; refreshToken: string };
+    const { id: principal, ...signup } = await signUp(call, 'flood', PASSWORD);
+    let login: { accessToken: string; refreshToken: string } = signup;
     const sessions: Array<{ accessToken: string; refreshToken: string }> = [];
     const cycle = async () => {
       const upgraded = await call('POST', '/auth/upgrade', { token: login.accessToken }, login.accessToken);

@@ -11,7 +11,7 @@ import { silentLoggerFactory, UdpKeyring, type UpgradeResult } from '@portcullis
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
 import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from '../src/index.js';
 import { macPeer, seal, settle, type MacPeer } from './support/mac-peer.js';
-import { MacTestPortal } from './support/mac-portal.js';
+import { TestGamePortal } from '../../../test/conformance/support/test-portal.js';
 
 let stack: TestStack;
 let udp: UdpTransport;
@@ -25,7 +25,7 @@ async function startUdp(options: Partial<UdpTransportOptions> = {}): Promise<voi
 }
 
 beforeEach(async () => {
-  stack = await createMemoryTestStack({ portals: [MacTestPortal] });
+  stack = await createMemoryTestStack({ portals: [TestGamePortal] });
   await startUdp();
   session = await stack.sessions.upgrade(stack.jwt('player-1'));
   peer = await macPeer(port, session);

@@ -9,7 +9,7 @@ import { silentLoggerFactory, UdpKeyring } from '@portcullis/core';
 import { createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 import { createUdpTransport, type UdpTransport } from '../src/index.js';
 import { macPeer } from './support/mac-peer.js';
-import { MacTestPortal } from './support/mac-portal.js';
+import { TestGamePortal } from '../../../test/conformance/support/test-portal.js';
 
 const redisUrl = inject('redisUrl');
 
@@ -19,8 +19,8 @@ describe.skipIf(!redisUrl)('authenticated UDP across a fleet on Redis', () => {
   let udpA: UdpTransport;
 
   beforeEach(async () => {
-    serverA = await createRedisTestStack(redisUrl!, { portals: [MacTestPortal] });
-    serverB = await createRedisTestStack(redisUrl!, { portals: [MacTestPortal], keyPrefix: serverA.keyPrefix });
+    serverA = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal] });
+    serverB = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], keyPrefix: serverA.keyPrefix });
     udpA = createUdpTransport({ dispatcher: serverA.dispatcher, keyring: serverA.container.resolve(UdpKeyring), loggers: silentLoggerFactory });
     await udpA.bind(0, '127.0.0.1');
   });

@@ -1,6 +1,7 @@
 /**
  * The portal every transport is tested against: an open gate, a session gate, a
- * JWT gate, a custom shield, a gate that throws, an echo, and a rate-limited gate.
+ * JWT gate, a custom shield, a gate that throws, open and session gates with large
+ * replies, an echo, and a rate-limited gate.
  */
 import 'reflect-metadata';
 import { injectable } from 'tsyringe';
@@ -69,6 +70,13 @@ export class TestGamePortal {
   /** An open gate whose reply is far larger than its request (anti-amplification tests). */
   @Gate('news')
   news(): string {
+    return 'x'.repeat(600);
+  }
+
+  /** A session gate whose reply is far larger than its request (the sealed UDP reply budget). */
+  @SessionShield
+  @Gate('inventory')
+  inventory(): string {
     return 'x'.repeat(600);
   }
 
