@@ -222,8 +222,12 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
         const open = indexedDB.open('portcullis-refresh');
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
-          const all = open.result.transaction('rotations').objectStore('rotations').getAll();
-          all.onsuccess = () => resolve(all.result);
+          try {
+            const all = open.result.transaction('rotations').objectStore('rotations').getAll();
+            all.onsuccess = () => resolve(all.result);
+          } catch (error) {
+            reject(error);
+          }
         };
       });
       return { access: result.tokens.accessToken, storage, records: JSON.stringify(records) };
