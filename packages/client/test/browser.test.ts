@@ -85,11 +85,12 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
   });
 
   it.each([
-    ['with Web Locks', false],
-    ['without Web Locks (BroadcastChannel claims)', true],
-  ])('two tabs of one origin refresh at the same moment and both stay logged in (reuse grace 0), %s', async (_how, withoutLocks) => {
+    ['with Web Locks and IndexedDB', ''],
+    ['without Web Locks (BroadcastChannel claims)', 'Object.defineProperty(navigator, "locks", { value: undefined })'],
+    ['without IndexedDB (localStorage)', 'Object.defineProperty(globalThis, "indexedDB", { value: undefined })'],
+  ])('two tabs of one origin refresh at the same moment and both stay logged in (reuse grace 0), %s', async (_how, without) => {
     const context = await browser.newContext();
-    if (withoutLocks) await context.addInitScript('Object.defineProperty(navigator, "locks", { value: undefined })');
+    if (without !== '') await context.addInitScript(without);
     const [first, second] = [await context.newPage(), await context.newPage()];
     const diagnostics: string[] = [];
     for (const page of [first, second]) page.on('pageerror', (error) => diagnostics.push(`page error: ${error.message}`));

@@ -208,7 +208,14 @@ function indexedDbLedger(factory: IDBFactory): Ledger {
   const open = (): Promise<IDBDatabase> => (db ??= new Promise<IDBDatabase>((resolve, reject) => {
     const request = factory.open(DB_NAME, 1);
     request.onupgradeneeded = () => request.result.createObjectStore(DB_STORE);
-    request.onsuccess = () => resolve(request.result);
+    request.onsuccess = () => {
+      // A newer version of this page upgrading the database: step aside and open again next time.
+      request.result.onversionchange = () => {
+        request.result.close();
+        db = undefined;
+      };
+      resolve(request.result);
+    };
     request.onerror = () => reject(request.error ?? new Error('indexedDB open failed'));
   }).catch((error: unknown) => {
     db = undefined;
