@@ -6,6 +6,8 @@
  * real Redis with two servers, where A and B are different processes' worth of stacks.
  */
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createClient } from '@keyv/redis';
+import { sessionKey } from '@portcullis/core';
 import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 import { TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
@@ -82,6 +84,28 @@ describe.each(fleets)('live sessions %s', (_fleet, onRedis) => {
       expect(client.inbox.all).not.toContainEqual(expect.objectContaining({ type: 'auth', ok: false }));
       // Indexed by the new token now: revoking the new pair closes it.
       await a.stack.sessions.revokePair(next.session.accessToken);
+      await expectClosedAsRevoked(b.driver, client);
+    });
+
+    // Without the victim's token no one can seal for it: neither the clear shape of older
+    // releases nor a seal under another token moves the socket onto the forger's session.
+    const forgeries: Array<[string, (attackerToken: string) => Record<string, string>]> = [
+      ['in the clear', (attackerToken) => ({ to: attackerToken })],
+      ['sealed under another token', () => ({ sealed: Buffer.alloc(60, 7).toString('base64url') })],
+    ];
+    it.runIf(onRedis).each(forgeries)('a forged successor %s on the channel cannot move a socket onto another session: it closes', async (_shape, forge) => {
+      const { session: victim } = await session(a.stack, 'victor');
+      const { session: attacker } = await session(a.stack, 'mallory');
+      const client = await connect(b, victim.accessToken);
+      const raw = createClient({ url: redisUrl! });
+      await raw.connect();
+      try {
+        const from = sessionKey(victim.accessToken);
+        const event = { kind: 'revoked', sessionKeys: [from], jtis: [], successors: [{ from, ...forge(attacker.accessToken) }] };
+        await raw.publish(`${a.stack.keyPrefix}:revocations`, JSON.stringify({ o: 'forger', e: event }));
+      } finally {
+        await raw.quit();
+      }
       await expectClosedAsRevoked(b.driver, client);
     });
 

@@ -1,12 +1,15 @@
 /**
- * Vitest global setup: starts one redis-server and one PostgreSQL for the whole run and hands
- * their URLs to tests as `inject('redisUrl')` and `inject('postgresUrl')`. Without a binary
+ * Vitest global setup: starts one redis-server, one 3-primary Redis Cluster, one Sentinel set
+ * and one PostgreSQL for the whole run and hands their addresses to tests as
+ * `inject('redisUrl')`, `inject('redisClusterNodes')`, `inject('redisSentinelNodes')` and
+ * `inject('postgresUrl')`. Without a binary
  * the run fails under CI and, outside CI, the suites that need it report themselves as
  * skipped after a loud warning.
  */
 import type { TestProject } from 'vitest/node';
 import { findPostgresBinDir, startPostgresServer } from './postgres-server.js';
 import { findRedisServerBinary, startRedisServer } from './redis-server.js';
+import { startRedisCluster, startSentinelSet } from './redis-topology.js';
 
 function warnSkipped(lines: string[]): void {
   const bar = '!'.repeat(78);
@@ -22,13 +25,17 @@ export default async function setup(project: Pick<TestProject, 'provide'>): Prom
   try {
     const redisBinary = findRedisServerBinary();
     if (redisBinary) {
-      const redis = await startRedisServer(redisBinary);
-      stops.push(() => redis.stop());
+      const [redis, cluster, sentinel] = await Promise.all([startRedisServer(redisBinary), startRedisCluster(redisBinary), startSentinelSet(redisBinary)]);
+      stops.push(() => redis.stop(), () => cluster.stop(), () => sentinel.stop());
       project.provide('redisUrl', redis.url);
+      project.provide('redisClusterNodes', cluster.nodes);
+      project.provide('redisSentinelNodes', sentinel.nodes);
     } else {
       if (ci) throw new Error('redis-server is required in CI: install it or set REDIS_SERVER_BIN');
       warnSkipped(['redis-server not found: every Redis-backed test is SKIPPED in this run.', 'Install redis-server or set REDIS_SERVER_BIN; under CI this run fails.']);
       project.provide('redisUrl', null);
+      project.provide('redisClusterNodes', null);
+      project.provide('redisSentinelNodes', null);
     }
     const postgresBinDir = findPostgresBinDir();
     if (postgresBinDir) {

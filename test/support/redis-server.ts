@@ -30,7 +30,8 @@ export interface RedisServer {
   thaw(): void;
 }
 
-const live = new Set<ChildProcess>();
+/** Every redis process a test started; killed if the test process exits first. */
+export const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
@@ -55,7 +56,8 @@ export function findRedisServerBinary(env: NodeJS.ProcessEnv = process.env): str
   return undefined;
 }
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on at the moment of asking. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -77,11 +79,12 @@ function ping(port: number): Promise<boolean> {
     socket.setTimeout(500, () => done(false));
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+    socket.once('data', (data) => done(/^(\+PONG|-NOAUTH)/.test(data.toString())));
   });
 }
 
-async function waitUntilAnswering(port: number, child: ChildProcess, timeoutMs = 5000): Promise<void> {
+/** Resolves once the redis-server on `port` answers PING; fails when `child` exits first. */
+export async function waitUntilAnswering(port: number, child: ChildProcess, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server on port ${port} exited during start-up`);
@@ -115,7 +118,8 @@ function launch(binary: string, port: number, options: RedisServerOptions): Chil
   return child;
 }
 
-async function terminate(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+/** Stops a process (SIGKILL after 2 s) and waits for it to exit. */
+export async function terminate(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill(signal);

@@ -16,10 +16,12 @@ import { ACCOUNT_STORE, loadConfig, PortcullisError, registerPortcullis, silentL
 import { InMemoryAccountStore } from '../src/account/in-memory-account-store.js';
 import { PostgresAccountStore } from '../src/account/postgres-account-store.js';
 import { RedisAccountStore } from '../src/account/redis-account-store.js';
+import type { RedisTarget } from '../src/store/redis-connection.js';
 import { createDatabase } from '../../../test/support/postgres-server.js';
 import { startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
 
 const redisUrl = inject('redisUrl');
+const clusterNodes = inject('redisClusterNodes');
 const postgresUrl = inject('postgresUrl');
 const hash = '$2b$04$abcdefghijklmnopqrstuuN6nSqKq6Yp5y1vQY6x8j1wqvJm7x0qa';
 
@@ -53,8 +55,8 @@ async function redisServer(persistent: boolean): Promise<RedisServer> {
   return server;
 }
 
-async function openRedisStore(url: string, keyPrefix: string): Promise<RedisAccountStore> {
-  const store = new RedisAccountStore({ url, keyPrefix });
+async function openRedisStore(url: string, keyPrefix: string, target: Omit<RedisTarget, 'url'> = {}): Promise<RedisAccountStore> {
+  const store = new RedisAccountStore({ url, keyPrefix, ...target });
   cleanups.push(() => store.close());
   await store.ready();
   return store;
@@ -101,6 +103,15 @@ const backends: Backend[] = [
         },
       };
     },
+  },
+  {
+    name: 'Redis Cluster',
+    available: clusterNodes !== null,
+    open: () =>
+      openRedisStore('redis://127.0.0.1', `test-${randomUUID()}`, {
+        topology: 'cluster',
+        nodes: clusterNodes!.split(',').map((node) => ({ host: node.split(':')[0]!, port: Number(node.split(':')[1]) })),
+      }),
   },
   {
     name: 'PostgreSQL',

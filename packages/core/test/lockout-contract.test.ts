@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { addressBucket } from '../src/store/address-bucket.js';
 import type { LockoutStore } from '@portcullis/core';
 import { normalizeAccountKey } from '../src/store/lockout-store.js';
-import { createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
+import { createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,13 +19,14 @@ async function fail(lockout: LockoutStore, name: string) {
   return claim;
 }
 
-function lockoutContract(provider: ProviderName): void {
+function lockoutContract(provider: ProviderName, env: Readonly<Record<string, string>> = {}): void {
   let h: SessionHarness;
 
   beforeEach(async () => {
     h = await createHarness({
       provider,
       redisUrl,
+      env,
       security: { lockout: { store: provider === 'redis' ? 'backplane' : 'memory', 'max-failures': 5, 'ip-max-failures': 4 } },
     });
   });
@@ -102,6 +103,7 @@ function lockoutContract(provider: ProviderName): void {
       const short = await createHarness({
         provider,
         redisUrl,
+        env,
         security: { lockout: { store: 'backplane', 'max-failures': 3 } },
         stores: { lockoutTimesMs: { window: 200, lock: 600 } },
       });
@@ -146,5 +148,5 @@ describe('address buckets', () => {
 
 describe('lockout contract: memory', () => lockoutContract('inmemory'));
 describe.skipIf(!redisUrl)(redisUrl ? 'lockout contract: redis backplane' : 'lockout contract: redis — SKIPPED, redis-server not found', () =>
-  lockoutContract('redis'),
+  redisTopologies().forEach((topology) => describe(topology.name, () => lockoutContract('redis', topology.env))),
 );

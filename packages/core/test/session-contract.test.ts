@@ -7,18 +7,19 @@ import { PortcullisError, sessionKey, TokenError } from '@portcullis/core';
 import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
-import { claimsOf, createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
+import { openWith } from '../src/session/token-seal.js';
+import { claimsOf, createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MINUTE = 60_000;
 
-function sessionContract(provider: ProviderName): void {
+function sessionContract(provider: ProviderName, env: Readonly<Record<string, string>> = {}): void {
   let h: SessionHarness;
   let events: CredentialsRevoked[];
 
   beforeEach(async () => {
-    h = await createHarness({ provider, redisUrl });
+    h = await createHarness({ provider, redisUrl, env });
     events = [];
     h.sessions.onRevocation((event) => {
       if (event.kind === 'revoked') events.push(event);
@@ -134,8 +135,13 @@ function sessionContract(provider: ProviderName): void {
       expect(await h.sessions.validate(old.accessToken)).toBeUndefined();
       await expect(h.sessions.refresh(old.accessToken)).rejects.toBeInstanceOf(TokenError);
       expect(events).toEqual([
-        { kind: 'revoked', sessionKeys: [sessionKey(old.accessToken)], jtis: [], successors: [{ from: sessionKey(old.accessToken), to: result.session.accessToken }] },
+        { kind: 'revoked', sessionKeys: [sessionKey(old.accessToken)], jtis: [], successors: [{ from: sessionKey(old.accessToken), sealed: expect.any(String) }] },
       ]);
+      // Only a holder of the old access token reads the successor; the event never carries it.
+      const [successor] = events[0]?.successors ?? [];
+      expect(openWith('access successor', old.accessToken, successor!.sealed)).toBe(result.session.accessToken);
+      expect(openWith('access successor', result.session.refreshToken, successor!.sealed)).toBeUndefined();
+      expect(JSON.stringify(events)).not.toContain(result.session.accessToken.split(';')[0]);
     });
 
     it('takes a used session refresh token presented again for theft: it revokes the successor (grace 0)', async () => {
@@ -294,7 +300,7 @@ function sessionContract(provider: ProviderName): void {
   } else {
     describe('expiry (short store TTLs)', () => {
       it('expires the access token, then the refresh token, by the store TTL', async () => {
-        const short = await createHarness({ provider, redisUrl, stores: { sessionLifetimesMs: { access: 150, refresh: 500 } } });
+        const short = await createHarness({ provider, redisUrl, env, stores: { sessionLifetimesMs: { access: 150, refresh: 500 } } });
         try {
           const session = await short.sessions.upgrade(short.issuer.issueLoginPair('dave').accessToken);
           expect(await short.sessions.validate(session.accessToken)).toBeDefined();
@@ -318,4 +324,6 @@ function sessionContract(provider: ProviderName): void {
 }
 
 describe('session contract: inmemory', () => sessionContract('inmemory'));
-describe.skipIf(!redisUrl)(redisUrl ? 'session contract: redis' : 'session contract: redis — SKIPPED, redis-server not found', () => sessionContract('redis'));
+describe.skipIf(!redisUrl)(redisUrl ? 'session contract: redis' : 'session contract: redis — SKIPPED, redis-server not found', () => {
+  for (const topology of redisTopologies()) describe(topology.name, () => sessionContract('redis', topology.env));
+});

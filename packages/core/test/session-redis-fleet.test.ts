@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { sessionKey, type RevocationEvent } from '@portcullis/core';
 import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
-import { claimsOf, createHarness, type SessionHarness } from './support/session-harness.js';
+import { claimsOf, createHarness, redisTopologies, type RedisUnderTest, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
 const hasRedis = redisUrl !== null && findRedisServerBinary() !== undefined;
@@ -15,11 +15,15 @@ const label = (name: string) => (hasRedis ? name : `${name} — SKIPPED, redis-s
 type Login = ReturnType<SessionHarness['issuer']['issueLoginPair']> & { readonly sub: string };
 
 describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
+  for (const topology of redisTopologies()) describe(topology.name, () => fleetOnSharedRedis(topology));
+});
+
+function fleetOnSharedRedis({ env }: RedisUnderTest): void {
   let a: SessionHarness;
   let b: SessionHarness;
 
   beforeAll(async () => {
-    a = await createHarness({ provider: 'redis', redisUrl, security: { session: { 'jwt-near-cache-seconds': 60 } } });
+    a = await createHarness({ provider: 'redis', redisUrl, env, security: { session: { 'jwt-near-cache-seconds': 60 } } });
     b = await a.twin();
   });
   afterAll(async () => a.close());
@@ -55,7 +59,7 @@ describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
   });
 
   it('asks Redis on every JWT check by default (jwt-near-cache-seconds 0)', async () => {
-    const plain = await createHarness({ provider: 'redis', redisUrl });
+    const plain = await createHarness({ provider: 'redis', redisUrl, env });
     try {
       const claims = claimsOf(plain, plain.issuer.issueLoginPair('fleet-default').accessToken);
       expect(await plain.sessions.isJwtInvalidated(claims)).toBe(false);
@@ -110,7 +114,7 @@ describe.skipIf(!hasRedis)(label('fleet on a shared Redis'), () => {
     await vi.waitFor(() => expect(b.sessions.isJwtInvalidatedNow(claims)).toBeUndefined(), { timeout: 5000, interval: 1 });
     expect(await b.sessions.isJwtInvalidated(claims)).toBe(true);
   });
-});
+}
 
 describe.skipIf(!hasRedis)(label('Redis outage'), () => {
   let redis: RedisServer;

@@ -77,4 +77,30 @@ describe.skipIf(!hasRedis)(label('tokens at rest on Redis'), () => {
     expect(await h.sessions.revokeAllFor('at-rest-player')).toBe(2);
     expect(await h.sessions.validate(second.accessToken)).toBeUndefined();
   });
+
+  it('publishes no session token nor its UUID on the revocation channel when a session is refreshed', async () => {
+    const messages: string[] = [];
+    const listener = admin.duplicate();
+    await listener.connect();
+    await listener.pSubscribe(`${prefix}*`, (message) => void messages.push(message));
+    try {
+      const login = h.issuer.issueLoginPair('channel-player');
+      const session = await h.sessions.upgrade(login.accessToken);
+      const refreshed = await h.sessions.refresh(session.refreshToken);
+      if (refreshed.kind !== 'session') throw new Error('expected a session pair');
+      await h.sessions.revoke(refreshed.session.accessToken);
+      // Messages on one connection arrive in order: once the probe is in, every earlier one is.
+      await admin.publish(`${prefix}:probe`, 'end');
+      await expect.poll(() => messages.includes('end')).toBe(true);
+      expect(messages.length).toBeGreaterThanOrEqual(3); // upgrade, refresh, logout
+      expect(messages.some((m) => m.includes('successors'))).toBe(true);
+      for (const secret of [session.accessToken, session.refreshToken, refreshed.session.accessToken, refreshed.session.refreshToken]) {
+        const uuid = secret.split(';')[0]!;
+        const leaks = messages.filter((m) => m.includes(secret) || m.includes(uuid));
+        expect(leaks, `${secret.slice(0, 8)}… published on the channel`).toEqual([]);
+      }
+    } finally {
+      await listener.quit();
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { PortcullisError } from '../errors/portcullis-error.js';
 import type { Logger } from '../contracts/logger.js';
 import { describeError } from '../errors/describe-error.js';
 import { silentLoggerFactory } from '../logging/logger.js';
-import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from '../store/redis-connection.js';
+import { closeRedisClient, guarded, openRedisClient, topologyOf, waitUntilReady, type RedisClient, type RedisTarget } from '../store/redis-connection.js';
 import type { Account, AccountStore, NewAccount } from './account-store.js';
 import { normalizeAccountKey } from '../store/lockout-store.js';
 
@@ -19,8 +19,8 @@ import { normalizeAccountKey } from '../store/lockout-store.js';
  * const store = new RedisAccountStore({ url: config.persistence.cache.url, keyPrefix: 'game' } satisfies RedisAccountStoreOptions);
  * ```
  */
-export type RedisAccountStoreOptions = ({ readonly url: string } | { readonly client: RedisClient }) & {
-  /** Prefix of every key; default `portcullis`. Keys are `<prefix>:account:…`. */
+export type RedisAccountStoreOptions = (RedisTarget | { readonly client: RedisClient }) & {
+  /** Prefix of every key; default `portcullis`. Keys are `<prefix>:account:…` (`{<prefix>:account}:…` on a cluster). */
   readonly keyPrefix?: string;
   /** An operation taking longer fails with `unavailable`; default 1000 ms. */
   readonly operationTimeoutMs?: number;
@@ -63,8 +63,11 @@ export class RedisAccountStore implements AccountStore {
   constructor(options: RedisAccountStoreOptions, logger: Logger = silentLoggerFactory.create('portcullis:accounts')) {
     this.#logger = logger;
     this.#ownsClient = 'url' in options;
-    this.#client = 'url' in options ? openRedisClient(options.url, logger, 'accounts') : options.client;
-    this.#prefix = `${options.keyPrefix ?? 'portcullis'}:account:`;
+    this.#client = 'url' in options ? openRedisClient(options, logger, 'accounts') : options.client;
+    const prefix = options.keyPrefix ?? 'portcullis';
+    // On a cluster every account key carries one hash tag: the signup script needs the
+    // username, email and id keys in one slot. Accounts then live on one primary.
+    this.#prefix = topologyOf(this.#client) === 'cluster' ? `{${prefix}:account}:` : `${prefix}:account:`;
     this.#timeoutMs = options.operationTimeoutMs ?? 1000;
   }
 

@@ -54,5 +54,5 @@ function createAccountStore(container: DependencyContainer): AccountStore {
   const stores = container.isRegistered(SessionStores, true) ? container.resolve(SessionStores) : undefined;
   const shared = stores?.cache instanceof RedisCacheStore ? stores.cache.client : undefined;
   const keyPrefix = stores?.options.keyPrefix;
-  return new RedisAccountStore(shared ? { client: shared, keyPrefix } : { url: config.persistence.cache.url, keyPrefix }, logger);
+  return new RedisAccountStore(shared ? { client: shared, keyPrefix } : { ...config.persistence.cache, keyPrefix }, logger);
 }

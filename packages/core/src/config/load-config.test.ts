@@ -50,7 +50,7 @@ describe('loadConfig: defaults', () => {
         session: { accessMinutes: 60, refreshDays: 7, maxPerPrincipal: 32, nearCacheSeconds: 5, jwtNearCacheSeconds: 0 },
         shields: { fallback: 'none' },
       },
-      persistence: { cache: { provider: 'inmemory', url: 'redis://127.0.0.1:6379' }, accounts: { provider: 'cache', url: expect.any(Secret) } },
+      persistence: { cache: { provider: 'inmemory', url: 'redis://127.0.0.1:6379', topology: 'single', nodes: [], sentinelMaster: 'mymaster' }, accounts: { provider: 'cache', url: expect.any(Secret) } },
       errors: { format: undefined },
     });
     expect(config.security.captcha.secretKey.isEmpty).toBe(true);
@@ -214,6 +214,13 @@ describe('loadConfig: invalid settings stop start-up with one message naming the
     ['a bad boolean', { SVC__SECURITY__JWT__MAP_INBOUND_CLAIMS: 'maybe' }, 'svc:security:jwt:map-inbound-claims', /true or false/],
     ['an unknown lockout store', { SVC__SECURITY__LOCKOUT__STORE: 'disk' }, 'svc:security:lockout:store', /"memory", "backplane"/],
     ['an unknown cache provider', { SVC__PERSISTENCE__CACHE__PROVIDER: 'memcached' }, 'svc:persistence:cache:provider', /"inmemory", "redis"/],
+    ['an unknown Redis topology', { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'ring' }, 'svc:persistence:cache:topology', /"single", "cluster", "sentinel"/],
+    ['a cluster without nodes', { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'cluster' }, 'svc:persistence:cache:nodes', /at least one host:port with topology "cluster"/],
+    ['a sentinel set without sentinels', { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'sentinel', SVC__PERSISTENCE__CACHE__NODES: ' , ' }, 'svc:persistence:cache:nodes', /the sentinels/],
+    ['nodes with a single server', { SVC__PERSISTENCE__CACHE__NODES: '10.0.0.5:7000' }, 'svc:persistence:cache:nodes', /only read with topology "cluster" or "sentinel"/],
+    ['a node without a port', { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'cluster', SVC__PERSISTENCE__CACHE__NODES: '10.0.0.5:7000,10.0.0.6' }, 'svc:persistence:cache:nodes', /"10.0.0.6" is not host:port/],
+    ['a node port out of range', { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'sentinel', SVC__PERSISTENCE__CACHE__NODES: 'redis-a:70000' }, 'svc:persistence:cache:nodes', /port from 1 to 65535/],
+    ['an empty sentinel master name', { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'sentinel', SVC__PERSISTENCE__CACHE__NODES: 'a:26379', SVC__PERSISTENCE__CACHE__SENTINEL_MASTER: ' ' }, 'svc:persistence:cache:sentinel-master', /must not be empty/],
     ['an unknown accounts provider', { SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'mysql' }, 'svc:persistence:accounts:provider', /"cache", "postgres"/],
     ['postgres accounts without a URL', { SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres' }, 'svc:persistence:accounts:url', /must be set when accounts:provider is "postgres"/],
     ['postgres accounts on a Redis URL', { SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres', SVC__PERSISTENCE__ACCOUNTS__URL: 'redis://127.0.0.1:6379' }, 'svc:persistence:accounts:url', /postgres:\/\/ or postgresql:\/\//],
@@ -252,6 +259,30 @@ describe('loadConfig: invalid settings stop start-up with one message naming the
   it('refuses a typo in a file setting too', () => {
     const err = configError(() => loadConfig({ env: {}, tree: { svc: { security: { password: { work_factr: 12 } } } } }));
     expect(err.key).toBe('svc:security:password:work-factr');
+  });
+});
+
+describe('loadConfig: svc:persistence:cache topology', () => {
+  it('reads cluster seed nodes (IPv6 in brackets too) and keeps the URL for its credentials', () => {
+    const { cache } = fromEnv({
+      SVC__PERSISTENCE__CACHE__PROVIDER: 'redis',
+      SVC__PERSISTENCE__CACHE__URL: 'redis://game:pa55@ignored:1',
+      SVC__PERSISTENCE__CACHE__TOPOLOGY: 'Cluster',
+      SVC__PERSISTENCE__CACHE__NODES: '10.0.0.5:7000, redis-b.internal:7001,[::1]:7002',
+    }).persistence;
+    expect(cache).toMatchObject({ topology: 'cluster', sentinelMaster: 'mymaster', url: 'redis://game:pa55@ignored:1' });
+    expect(cache.nodes).toEqual([{ host: '10.0.0.5', port: 7000 }, { host: 'redis-b.internal', port: 7001 }, { host: '::1', port: 7002 }]);
+  });
+
+  it('reads the sentinels and the primary name', () => {
+    const { cache } = fromEnv({ SVC__PERSISTENCE__CACHE__TOPOLOGY: 'sentinel', SVC__PERSISTENCE__CACHE__NODES: 's1:26379,s2:26379', SVC__PERSISTENCE__CACHE__SENTINEL_MASTER: 'game-primary' }).persistence;
+    expect(cache).toMatchObject({ topology: 'sentinel', sentinelMaster: 'game-primary', nodes: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }] });
+  });
+
+  it('never quotes the URL, which holds the password, in a topology error', () => {
+    const err = configError(() => fromEnv({ SVC__PERSISTENCE__CACHE__URL: 'redis://game:hunter2@h:1', SVC__PERSISTENCE__CACHE__TOPOLOGY: 'cluster' }));
+    expect(err.key).toBe('svc:persistence:cache:nodes');
+    expect(err.message).not.toContain('hunter2');
   });
 });
 

@@ -226,6 +226,39 @@ function readSecurity(s: Section): SecurityConfig {
   return security;
 }
 
+/** `host:port`, the host a name, an IPv4 address or an IPv6 address in brackets. */
+const NODE = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?):(\d{1,5})$/i;
+
+/** `svc:persistence:cache:nodes`: comma-separated `host:port`; a bad entry is named (it holds no password). */
+const nodeList: Reader<readonly { host: string; port: number }[]> = (value, key) => {
+  if (typeof value !== 'string') throw new ConfigError(key, 'must be comma-separated host:port entries');
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return entries.map((entry) => {
+    const match = NODE.exec(entry);
+    const port = match ? Number(match[2]) : 0;
+    if (!match || port < 1 || port > 65535) throw new ConfigError(key, `"${entry}" is not host:port with a port from 1 to 65535`);
+    return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+};
+
+/** The cache section: provider, URL and Redis topology. The URL is never quoted, as it may hold a password. */
+function readCache(s: Section): PortcullisConfig['persistence']['cache'] {
+  const provider = s.read('provider', oneOf('inmemory', 'redis'), 'inmemory');
+  const url = s.read('url', text, 'redis://127.0.0.1:6379');
+  const topology = s.read('topology', oneOf('single', 'cluster', 'sentinel'), 'single');
+  const nodes = s.read('nodes', nodeList, []);
+  const sentinelMaster = s.read('sentinel-master', text, 'mymaster').trim();
+  s.done();
+  if (topology === 'single' && nodes.length > 0) {
+    throw new ConfigError('svc:persistence:cache:nodes', 'is only read with topology "cluster" or "sentinel"; with "single" the server is the one in url');
+  }
+  if (topology !== 'single' && nodes.length === 0) {
+    throw new ConfigError('svc:persistence:cache:nodes', `must name at least one host:port with topology "${topology}" (${topology === 'cluster' ? 'cluster seed nodes' : 'the sentinels'})`);
+  }
+  if (sentinelMaster === '') throw new ConfigError('svc:persistence:cache:sentinel-master', 'must not be empty');
+  return { provider, url, topology, nodes, sentinelMaster };
+}
+
 const POSTGRES_URL = /^postgres(?:ql)?:\/\/\S+$/i;
 
 /** The accounts section; the URL is never quoted, as it usually holds a password. */
@@ -282,15 +315,11 @@ export function loadConfig(sources: ConfigSources = {}): PortcullisConfig {
     production,
     security,
     persistence: {
-      cache: {
-        provider: cache.read('provider', oneOf('inmemory', 'redis'), 'inmemory'),
-        url: cache.read('url', text, 'redis://127.0.0.1:6379'),
-      },
+      cache: readCache(cache),
       accounts: readAccounts(persistence.child('accounts')),
     },
     errors: { format: errors.optional('format', oneOf('simple')) },
   };
-  cache.done();
   persistence.done();
   errors.done();
   return deepFreeze(config);

@@ -125,7 +125,14 @@ export interface PortcullisConfig {
   readonly persistence: {
     readonly cache: {
       readonly provider: 'inmemory' | 'redis';
+      /** With `single`, the server; with `cluster` or `sentinel`, only its user, password and scheme are used. */
       readonly url: string;
+      /** `single` (one server, or a proxy), `cluster` (Redis Cluster) or `sentinel` (a primary found through Sentinel). */
+      readonly topology: 'single' | 'cluster' | 'sentinel';
+      /** Cluster seed nodes, or the sentinels; empty with `single`. */
+      readonly nodes: readonly { readonly host: string; readonly port: number }[];
+      /** The name the sentinels monitor the primary under. */
+      readonly sentinelMaster: string;
     };
     /**
      * Where accounts live: `cache` keeps them in the cache provider's store (memory or

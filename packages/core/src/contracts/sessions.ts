@@ -59,23 +59,27 @@ export interface CredentialsRevoked {
   readonly principalId?: string;
   /**
    * Session access tokens a refresh replaced: `from` is the old token's key (also in
-   * `sessionKeys`), `to` the new access token. A connection holding the old token is not
-   * closed but goes on with `to`, its successor.
+   * `sessionKeys`), `sealed` the new access token encrypted under the old one. A connection
+   * holding the old token opens it and goes on with its successor instead of closing.
    */
   readonly successors?: readonly SessionSuccessor[];
 }
 
 /**
- * A session access token and the one a refresh replaced it with.
+ * A session access token and the one a refresh replaced it with. The new token is sealed
+ * (AES-256-GCM) under a key derived from the old one, so only a holder of the old token (a
+ * server with connections on it) can read it; the event never carries a token in the clear.
  *
  * @example
  * ```ts
- * const moved: SessionSuccessor = { from: oldAccessToken, to: refreshed.accessToken };
+ * const moved: SessionSuccessor = { from: sessionKey(oldAccessToken), sealed };
  * ```
  */
 export interface SessionSuccessor {
+  /** `sessionKey` of the replaced access token. */
   readonly from: string;
-  readonly to: string;
+  /** The new access token sealed under the replaced one (base64url: nonce, tag, ciphertext). */
+  readonly sealed: string;
 }
 
 /**

@@ -8,6 +8,7 @@ import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import { sessionKey } from '../session/session-token.js';
+import { openWith } from '../session/token-seal.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { Admitted } from './connection-plan.js';
 
@@ -238,11 +239,15 @@ export class ConnectionRegistry {
       for (const entry of this.byId.values()) entry.memo.clear();
       return;
     }
-    const successors = new Map((event.successors ?? []).map(({ from, to }) => [from, to]));
+    const successors = new Map((event.successors ?? []).map(({ from, sealed }) => [from, sealed]));
     const doomed = new Set<Entry>();
     for (const key of event.sessionKeys ?? []) {
-      const successor = successors.get(key);
-      if (successor === undefined) for (const entry of this.byCredential.get(key) ?? []) doomed.add(entry);
+      const entries = this.byCredential.get(key) ?? [];
+      const sealed = successors.get(key);
+      // Every connection under `key` holds the old token, the one the successor is sealed under.
+      const held = [...entries][0]?.credential;
+      const successor = sealed === undefined || held === undefined ? undefined : openWith('access successor', held, sealed);
+      if (successor === undefined) for (const entry of entries) doomed.add(entry);
       else this.move(key, successor);
     }
     for (const jti of event.jtis ?? []) for (const entry of this.byJti.get(jti) ?? []) doomed.add(entry);

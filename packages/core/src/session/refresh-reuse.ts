@@ -4,9 +4,10 @@
  * the used token itself, so only someone who holds that token can read it back and the
  * cache alone never yields a live credential.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { RefreshResult, UpgradeResult } from '../contracts/sessions.js';
 import type { CacheStore } from '../store/cache-store.js';
+import { openWith, sealUnder } from './token-seal.js';
 
 /** How long a repeated refresh waits, at most, for the first one to finish writing its successor. */
 const SUCCESSOR_WAIT_MS = 2000;
@@ -72,7 +73,7 @@ export class RefreshReuse {
   /** Keeps the successor of a used refresh token for the grace, sealed under that token. */
   async keepSuccessor(usedToken: string, result: RefreshResult): Promise<void> {
     if (this.graceMs === 0) return;
-    await this.cache.set('refresh-successor', digest(usedToken), seal(usedToken, toSealed(result)), this.graceMs);
+    await this.cache.set('refresh-successor', digest(usedToken), sealUnder('refresh successor', usedToken, JSON.stringify(toSealed(result))), this.graceMs);
   }
 
   /** The successor kept for a used refresh token, waiting (briefly) for a refresh in flight to keep it. */
@@ -81,7 +82,8 @@ export class RefreshReuse {
       const value = await this.cache.get<string>('refresh-successor', digest(usedToken));
       return value === undefined ? undefined : { done: value };
     });
-    return sealed === undefined ? undefined : fromSealed(open(usedToken, sealed));
+    const text = sealed === undefined ? undefined : openWith('refresh successor', usedToken, sealed);
+    return text === undefined ? undefined : fromSealed(JSON.parse(text) as SealedResult);
   }
 
   private async poll<T>(read: () => Promise<{ done: T } | undefined>): Promise<T | undefined> {
@@ -97,24 +99,6 @@ export class RefreshReuse {
 
 function digest(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
-}
-
-function sealKey(token: string): Buffer {
-  return createHash('sha256').update('portcullis refresh successor\0').update(token).digest();
-}
-
-function seal(token: string, value: SealedResult): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', sealKey(token), iv);
-  const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-}
-
-function open(token: string, sealed: string): SealedResult {
-  const bytes = Buffer.from(sealed, 'base64url');
-  const decipher = createDecipheriv('aes-256-gcm', sealKey(token), bytes.subarray(0, 12));
-  decipher.setAuthTag(bytes.subarray(12, 28));
-  return JSON.parse(Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')) as SealedResult;
 }
 
 function toSealed(result: RefreshResult): SealedResult {

@@ -17,6 +17,7 @@ import type { RevocationHub } from './revocation-hub.js';
 import type { SessionPairStore } from './session-pair-store.js';
 import { frozenPrincipal } from './session-record.js';
 import { sessionKey } from './session-token.js';
+import { sealUnder } from './token-seal.js';
 
 /** What the write side needs: the token services, the stores and the hub it announces on. */
 export interface SessionLifecycleParts {
@@ -161,10 +162,14 @@ export class SessionLifecycle {
       await reuse.releaseSession(key);
       throw new TokenError('revoked', 'token refused: unknown, expired or already used');
     }
-    const { session, replacedAccessKey, fam } = rotated;
+    const { session, replacedAccessKey, replacedAccessToken, fam } = rotated;
     await reuse.recordSession(key, { usedAt: Date.now(), principalId: session.principal.id, next: sessionKey(session.refreshToken) }, markerMs);
-    // A continuation, not a revocation: connections holding the old access token move to the new one.
-    await hub.publish({ sessionKeys: [replacedAccessKey], jtis: [], successors: [{ from: replacedAccessKey, to: session.accessToken }] });
+    // A continuation, not a revocation: connections holding the old access token move to the new
+    // one, which travels sealed under the old token so the channel never carries a live token.
+    // A pair of an older release has no sealed access token: its connections close instead.
+    const successors =
+      replacedAccessToken === undefined ? [] : [{ from: replacedAccessKey, sealed: sealUnder('access successor', replacedAccessToken, session.accessToken) }];
+    await hub.publish({ sessionKeys: [replacedAccessKey], jtis: [], ...(successors.length > 0 && { successors }) });
     // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
     if (await jwts.isLineageRevoked({ sub: session.principal.id, fam, iat: startedSec })) {
       await this.revokePair(session.accessToken);

@@ -10,6 +10,7 @@ import type { CacheStore, CacheWrite } from '../store/cache-store.js';
 import { frozenPrincipal, type AccessRecord, type RefreshRecord } from './session-record.js';
 import { udpSessionId, type UdpKeyring } from '../key/udp-keyring.js';
 import { newSessionToken, sessionKey } from './session-token.js';
+import { openWith, sealUnder } from './token-seal.js';
 
 /** Lifetimes of a session pair in milliseconds. */
 export interface SessionLifetimes {
@@ -53,7 +54,8 @@ export class SessionPairStore {
     const accessExpires = now + this.lifetimes.accessMs;
     const refreshExpires = now + this.lifetimes.refreshMs;
     const accessRecord: AccessRecord = Object.freeze(fam === undefined ? { principal, refresh, accessExpires } : { principal, refresh, fam, accessExpires });
-    const refreshRecord: RefreshRecord = Object.freeze(fam === undefined ? { principal, access, refreshExpires } : { principal, access, fam, refreshExpires });
+    const sealedAccess = sealUnder('paired access', refreshToken, accessToken);
+    const refreshRecord: RefreshRecord = Object.freeze(fam === undefined ? { principal, access, sealedAccess, refreshExpires } : { principal, access, sealedAccess, fam, refreshExpires });
     const writes: CacheWrite[] = replacing ? [{ kind: 'delete', ns: 'session', key: replacing.access }, ...this.unindex(principal.id, fam, replacing.refresh)] : [];
     writes.push(
       { kind: 'set', ns: 'session', key: access, value: accessRecord, ttlMs: this.lifetimes.accessMs },
@@ -89,13 +91,19 @@ export class SessionPairStore {
     return this.cache.get<RefreshRecord>('session-refresh', sessionKey(refreshToken));
   }
 
-  /** Consumes a refresh token and replaces its pair; undefined when unknown, expired or already used. */
-  async rotate(refreshToken: string): Promise<{ session: UpgradeResult; replacedAccessKey: string; fam: string | undefined } | undefined> {
+  /**
+   * Consumes a refresh token and replaces its pair; undefined when unknown, expired or already
+   * used. Answers the replaced access token too (`undefined` for a pair of an older release).
+   */
+  async rotate(
+    refreshToken: string,
+  ): Promise<{ session: UpgradeResult; replacedAccessKey: string; replacedAccessToken: string | undefined; fam: string | undefined } | undefined> {
     const refresh = sessionKey(refreshToken);
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return undefined;
     const session = await this.create(frozenPrincipal(record.principal), record.fam, { access: record.access, refresh });
-    return { session, replacedAccessKey: record.access, fam: record.fam };
+    const replacedAccessToken = record.sealedAccess === undefined ? undefined : openWith('paired access', refreshToken, record.sealedAccess);
+    return { session, replacedAccessKey: record.access, replacedAccessToken, fam: record.fam };
   }
 
   /** Deletes the pair of an access token; answers the revoked access keys (none when unknown). */

@@ -20,6 +20,11 @@ export interface RefreshRecord {
   readonly principal: Principal;
   /** Key of the pair's access token. */
   readonly access: string;
+  /**
+   * The pair's access token sealed under the refresh token, so a refresh can seal the new
+   * access token for the connections holding the old one. Absent on records of older releases.
+   */
+  readonly sealedAccess?: string;
   readonly fam?: string;
   /** Epoch ms. */
   readonly refreshExpires: number;

@@ -12,7 +12,7 @@ import type { Logger } from '../contracts/logger.js';
 import { ConfigError } from '../errors/portcullis-error.js';
 import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './cache-entry.js';
 import { storeUnavailable, type CacheNamespace, type CacheRef, type CacheStore, type CacheWrite } from './cache-store.js';
-import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from './redis-connection.js';
+import { closeRedisClient, guarded, openRedisClient, topologyOf, waitUntilReady, type RedisClient, type RedisTarget } from './redis-connection.js';
 import { RedisRevocationBus } from './redis-revocation-bus.js';
 import { establishStoreEpoch } from './store-epoch.js';
 
@@ -24,9 +24,7 @@ import { establishStoreEpoch } from './store-epoch.js';
  * const cache = new RedisCacheStore({ url: 'redis://10.0.0.5:6379', keyPrefix: 'game' } satisfies RedisCacheStoreOptions, logger);
  * ```
  */
-export interface RedisCacheStoreOptions {
-  /** `svc:persistence:cache:url`, e.g. `redis://127.0.0.1:6379`. */
-  readonly url: string;
+export interface RedisCacheStoreOptions extends RedisTarget {
   /** Prefix of every key and of the revocation channel; separates apps sharing one Redis. Default `portcullis`. */
   readonly keyPrefix?: string;
   /** An operation taking longer fails with `unavailable`. Default 1000 ms. */
@@ -44,7 +42,11 @@ export interface RedisCacheStoreOptions {
 const DEFAULT_MAX_PENDING_OPERATIONS = 2048;
 
 /**
- * Redis {@link CacheStore}. Keys are `<prefix>:<namespace>:<key>`.
+ * Redis {@link CacheStore}. Keys are `<prefix>:<namespace>:<key>`; on a cluster
+ * `<prefix>:<namespace>:{<key>}`: the hash tag is the entry's own key (a token digest, a
+ * principal, a family, an account digest), so entries spread over the cluster's slots and
+ * the entries of one id in different namespaces share a slot. docs/fleet.md tells which operations are atomic on a cluster and why the others
+ * stay correct without it.
  *
  * @example
  * ```ts
@@ -61,6 +63,8 @@ export class RedisCacheStore implements CacheStore {
   private readonly prefix: string;
   private readonly timeoutMs: number;
   private readonly maxPending: number;
+  /** On a cluster, a batch may span slots: no MULTI or MGET across them. */
+  private readonly cluster: boolean;
   private readonly onEvictingPolicy: 'refuse' | 'warn';
   private readonly logger: Logger;
   private policyChecked = false;
@@ -76,7 +80,8 @@ export class RedisCacheStore implements CacheStore {
     if (!Number.isSafeInteger(this.maxPending) || this.maxPending <= 0) {
       throw new TypeError(`maxPendingOperations must be a positive integer, got ${this.maxPending}`);
     }
-    this.client = openRedisClient(options.url, logger, 'commands');
+    this.client = openRedisClient(options, logger, 'commands');
+    this.cluster = topologyOf(this.client) === 'cluster';
     const adapter = new KeyvRedis<string>(this.client, { throwOnConnectError: true, throwOnErrors: true });
     adapter.on('error', () => {}); // reported once per outage by the connection's own listener
     this.keyv = new Keyv(adapter, { useKeyPrefix: false, serialize: serializeEntry, deserialize: deserializeEntry, throwOnErrors: true });
@@ -91,7 +96,9 @@ export class RedisCacheStore implements CacheStore {
 
   getMany(refs: readonly CacheRef[]): Promise<unknown[]> {
     return this.run(async () => {
-      const raw = await this.client.mGet(refs.map(([ns, key]) => this.fullKey(ns, key)));
+      const keys = refs.map(([ns, key]) => this.fullKey(ns, key));
+      // Point reads need no snapshot of each other: on a cluster each goes to its own slot, in parallel.
+      const raw = this.cluster ? await Promise.all(keys.map((key) => this.client.get(key))) : await this.client.mGet(keys);
       const now = Date.now();
       return raw.map((text) => decodeEntry(text, now));
     });
@@ -119,26 +126,41 @@ export class RedisCacheStore implements CacheStore {
     return this.run(async () => decodeEntry<T>(await this.client.getDel(this.fullKey(ns, key))));
   }
 
+  /**
+   * One MULTI for the whole batch. On a cluster, one MULTI per run of consecutive writes to
+   * the same key (so the same slot), the runs in order: callers order their writes so that
+   * every prefix of the batch leaves a correct state (see docs/fleet.md).
+   */
   write(writes: readonly CacheWrite[]): Promise<void> {
     return this.run(async () => {
-      const multi = this.client.multi();
-      for (const w of writes) {
-        const key = this.fullKey(w.ns, w.key);
-        if (w.kind === 'set') {
-          const ms = Math.max(1, Math.ceil(w.ttlMs));
-          multi.set(key, encodeEntry(w.value, ms), { expiration: { type: 'PX', value: ms } });
-        } else if (w.kind === 'delete') {
-          multi.unlink(key);
-        } else if (w.kind === 'add-member') {
-          const ms = Math.max(1, Math.ceil(w.ttlMs));
-          // NX gives a new set its TTL; GT only ever extends an existing one.
-          multi.sAdd(key, w.member).pExpire(key, ms, 'NX').pExpire(key, ms, 'GT');
-        } else {
-          multi.sRem(key, w.member);
-        }
+      if (!this.cluster) return this.writeAtomically(writes);
+      let start = 0;
+      for (let i = 1; i <= writes.length; i++) {
+        if (i < writes.length && writes[i]!.key === writes[start]!.key) continue;
+        await this.writeAtomically(writes.slice(start, i));
+        start = i;
       }
-      await multi.exec();
     });
+  }
+
+  private async writeAtomically(writes: readonly CacheWrite[]): Promise<void> {
+    const multi = this.client.multi();
+    for (const w of writes) {
+      const key = this.fullKey(w.ns, w.key);
+      if (w.kind === 'set') {
+        const ms = Math.max(1, Math.ceil(w.ttlMs));
+        multi.set(key, encodeEntry(w.value, ms), { expiration: { type: 'PX', value: ms } });
+      } else if (w.kind === 'delete') {
+        multi.unlink(key);
+      } else if (w.kind === 'add-member') {
+        const ms = Math.max(1, Math.ceil(w.ttlMs));
+        // NX gives a new set its TTL; GT only ever extends an existing one.
+        multi.sAdd(key, w.member).pExpire(key, ms, 'NX').pExpire(key, ms, 'GT');
+      } else {
+        multi.sRem(key, w.member);
+      }
+    }
+    await multi.exec();
   }
 
   members(ns: CacheNamespace, key: string): Promise<string[]> {
@@ -200,7 +222,8 @@ export class RedisCacheStore implements CacheStore {
   }
 
   private fullKey(ns: CacheNamespace, key: string): string {
-    return `${this.prefix}:${ns}:${key}`;
+    // The hash tag only on a cluster: single and sentinel keep the names they always had.
+    return this.cluster ? `${this.prefix}:${ns}:{${key}}` : `${this.prefix}:${ns}:${key}`;
   }
 
   /**

@@ -4,13 +4,91 @@
  * back-off, error listeners so a dropped socket never crashes the process, and one log
  * line per state change.
  */
-import { createClient } from '@keyv/redis';
+import { createClient, createCluster, createSentinel } from '@keyv/redis';
 import type { Logger } from '../contracts/logger.js';
+import { ConfigError } from '../errors/portcullis-error.js';
 import { describeError } from '../errors/describe-error.js';
 import { storeUnavailable } from './cache-store.js';
 
-/** The node-redis client type `@keyv/redis` builds on. */
+/**
+ * The node-redis client type `@keyv/redis` builds on. A cluster or sentinel client answers
+ * the same command methods (routed to the right primary), so the stores use this one type;
+ * {@link topologyOf} tells them apart where they differ (cross-slot batches, pub/sub).
+ */
 export type RedisClient = ReturnType<typeof createClient>;
+
+/** How the Redis servers are laid out (`svc:persistence:cache:topology`). */
+export type RedisTopology = 'single' | 'cluster' | 'sentinel';
+
+/**
+ * Where a store's Redis is: the `url` of one server, or with `cluster`/`sentinel` the seed
+ * nodes or sentinels in `nodes` (then only the user, password and scheme of `url` are used).
+ *
+ * @example
+ * ```ts
+ * const target: RedisTarget = { url: 'redis://:secret@x', topology: 'cluster', nodes: [{ host: '10.0.0.5', port: 7000 }] };
+ * ```
+ */
+export interface RedisTarget {
+  readonly url: string;
+  readonly topology?: RedisTopology;
+  readonly nodes?: readonly { readonly host: string; readonly port: number }[];
+  /** The name the sentinels know the primary by. Default `mymaster`. */
+  readonly sentinelMaster?: string;
+}
+
+const topologies = new WeakMap<object, RedisTopology>();
+const closing = new WeakSet<object>();
+/** Cluster clients that finished discovering the slots (a cluster client is open before that). */
+const discovered = new WeakSet<object>();
+
+/** The topology a client of {@link openRedisClient} was made for. */
+export function topologyOf(client: RedisClient): RedisTopology {
+  return topologies.get(client) ?? 'single';
+}
+
+/** Whether commands can be sent now (a cluster client has no `isReady`: it is usable once it knows the slots). */
+function usable(client: RedisClient): boolean {
+  return topologyOf(client) === 'cluster' ? client.isOpen && discovered.has(client) : client.isReady;
+}
+
+/** User, password and TLS of `url`, for every connection of a cluster or sentinel set; the URL is never quoted. */
+function credentialsOf(url: string): { username?: string; password?: string; tls: boolean } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('svc:persistence:cache:url', 'is not a valid redis:// or rediss:// URL');
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new ConfigError('svc:persistence:cache:url', 'must be a redis:// or rediss:// URL');
+  const username = parsed.username ? decodeURIComponent(parsed.username) : undefined;
+  const password = parsed.password ? decodeURIComponent(parsed.password) : undefined;
+  return { ...(username ? { username } : {}), ...(password ? { password } : {}), tls: parsed.protocol === 'rediss:' };
+}
+
+function createFor(target: RedisTarget): RedisClient {
+  const topology = target.topology ?? 'single';
+  if (topology === 'single') {
+    return createClient({ url: target.url, disableOfflineQueue: true, socket: { connectTimeout: 2000, reconnectStrategy: reconnectDelayMs } });
+  }
+  const nodes = target.nodes ?? [];
+  if (nodes.length === 0) throw new ConfigError('svc:persistence:cache:nodes', `must name at least one host:port with topology "${topology}"`);
+  const { tls, ...auth } = credentialsOf(target.url);
+  const socket = { connectTimeout: 2000, reconnectStrategy: reconnectDelayMs, ...(tls ? { tls: true as const } : {}) };
+  const nodeOptions = { ...auth, disableOfflineQueue: true, socket };
+  const client =
+    topology === 'cluster'
+      ? createCluster({ rootNodes: nodes.map((n) => ({ socket: { host: n.host, port: n.port } })), defaults: nodeOptions })
+      : createSentinel({
+          name: target.sentinelMaster ?? 'mymaster',
+          sentinelRootNodes: nodes.map((n) => ({ host: n.host, port: n.port })),
+          nodeClientOptions: nodeOptions,
+          sentinelClientOptions: nodeOptions,
+        });
+  const commands = client as unknown as RedisClient;
+  topologies.set(commands, topology);
+  return commands;
+}
 
 /** Back-off between reconnect attempts: 50 ms doubling to at most 1 s, with jitter. */
 export function reconnectDelayMs(retries: number): number {
@@ -18,34 +96,47 @@ export function reconnectDelayMs(retries: number): number {
 }
 
 /**
- * Creates a client for `url`, starts connecting in the background and logs when the
- * connection is lost or restored (never the URL, which may hold a password).
+ * Creates a client for `target` (a URL, or a cluster or sentinel set), starts connecting in
+ * the background and logs when the connection is lost or restored (never the URL, which may
+ * hold a password). `base` duplicates a single-server client.
  *
+ * @throws ConfigError naming the setting when a cluster or sentinel target is incomplete.
  * @example
  * ```ts
  * const client = openRedisClient('redis://127.0.0.1:6379', logger, 'commands');
  * await waitUntilReady(client, 2000);
  * ```
  */
-export function openRedisClient(url: string, logger: Logger, role: string, base?: RedisClient): RedisClient {
-  const client: RedisClient = base
-    ? base.duplicate()
-    : createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2000, reconnectStrategy: reconnectDelayMs } });
+export function openRedisClient(target: string | RedisTarget, logger: Logger, role: string, base?: RedisClient): RedisClient {
+  const client: RedisClient = base ? base.duplicate() : createFor(typeof target === 'string' ? { url: target } : target);
+  const topology = topologyOf(client);
   client.setMaxListeners(32);
+  if (topology === 'cluster') {
+    client.on('connect', () => discovered.add(client));
+    client.on('disconnect', () => discovered.delete(client));
+  }
   let down = false;
   client.on('error', (error: unknown) => {
     if (down) return;
     down = true;
     logger.warn('redis connection lost; session operations fail closed until it is back', { role, ...describeError(error) });
   });
-  client.on('ready', () => {
+  const restored = () => {
     if (!down) return;
     down = false;
     logger.info('redis connection restored', { role });
-  });
-  client.connect().catch(() => {
-    // reported through the 'error' listener; the client keeps reconnecting by itself
-  });
+  };
+  client.on('ready', restored);
+  if (topology === 'cluster') client.on('node-ready', restored);
+  if (topology === 'sentinel') client.on('topology-change', restored);
+  const connect = (retries: number): void => {
+    client.connect().catch(() => {
+      // Reported through the 'error' listener. A single client keeps reconnecting by itself;
+      // a cluster or sentinel client gives up when its first discovery fails, so try again.
+      if (topology !== 'single' && !closing.has(client) && !client.isOpen) setTimeout(() => connect(retries + 1), reconnectDelayMs(retries)).unref();
+    });
+  };
+  connect(0);
   return client;
 }
 
@@ -57,19 +148,13 @@ export function openRedisClient(url: string, logger: Logger, role: string, base?
  * await waitUntilReady(client, 2000);
  * ```
  */
-export function waitUntilReady(client: RedisClient, timeoutMs: number): Promise<void> {
-  if (client.isReady) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onReady = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      client.off('ready', onReady);
-      reject(storeUnavailable(new Error(`redis not ready within ${timeoutMs} ms`)));
-    }, timeoutMs);
-    client.once('ready', onReady);
-  });
+export async function waitUntilReady(client: RedisClient, timeoutMs: number): Promise<void> {
+  // Polled: a single client says 'ready', a cluster or sentinel client has no one such event.
+  const deadline = performance.now() + timeoutMs;
+  while (!usable(client)) {
+    if (performance.now() >= deadline) throw storeUnavailable(new Error(`redis not ready within ${timeoutMs} ms`));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** A timer that fires this much later than asked means the event loop, not Redis, was slow. */
@@ -91,7 +176,7 @@ const LATE_TIMER_MS = 20;
  * ```
  */
 export async function guarded<T>(client: RedisClient, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
-  if (!client.isReady) throw storeUnavailable();
+  if (!usable(client)) throw storeUnavailable();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     const fail = () => reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));
@@ -113,7 +198,8 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
 
 /** Closes a client without waiting on a dead server. Idempotent. */
 export async function closeRedisClient(client: RedisClient): Promise<void> {
+  closing.add(client);
   if (!client.isOpen) return;
-  if (client.isReady) await client.close().catch(() => client.destroy());
+  if (usable(client)) await client.close().catch(() => client.destroy());
   else client.destroy();
 }

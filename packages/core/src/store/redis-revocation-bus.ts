@@ -1,6 +1,9 @@
 /**
- * Revocation events, and pushes to a principal's connections, over Redis pub/sub. A subscribed connection can run no other command,
- * so the bus keeps its own duplicate of the command connection. While that subscriber is
+ * Revocation events, and pushes to a principal's connections, over Redis pub/sub: sharded
+ * pub/sub (SPUBLISH/SSUBSCRIBE) on a cluster, classic pub/sub otherwise. A subscribed
+ * connection can run no other command, so on a single server the bus keeps its own duplicate
+ * of the command connection; cluster and sentinel clients keep their own pub/sub connections
+ * (following the shard or the primary). While that subscriber is
  * down the bus is not `live` and near caches stay empty; when it drops or comes back the
  * bus signals a gap so they are cleared, because events published meanwhile are lost.
  */
@@ -8,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../contracts/logger.js';
 import type { CredentialsRevoked, SessionSuccessor } from '../contracts/sessions.js';
 import { storeUnavailable } from './cache-store.js';
-import { closeRedisClient, guarded, openRedisClient, type RedisClient } from './redis-connection.js';
+import { closeRedisClient, guarded, openRedisClient, topologyOf, type RedisClient } from './redis-connection.js';
 import { LocalRevocationBus } from './revocation-bus.js';
 
 interface BusMessage {
@@ -29,7 +32,7 @@ interface PushMessage {
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 const isSuccessorArray = (value: unknown): value is SessionSuccessor[] =>
-  Array.isArray(value) && value.every((v) => typeof v?.from === 'string' && typeof v?.to === 'string');
+  Array.isArray(value) && value.every((v) => typeof v?.from === 'string' && typeof v?.sealed === 'string');
 
 function readMessage(text: string): BusMessage | PushMessage | undefined {
   let message: unknown;
@@ -47,10 +50,8 @@ function readMessage(text: string): BusMessage | PushMessage | undefined {
   const event: { -readonly [K in keyof CredentialsRevoked]: CredentialsRevoked[K] } = { kind: 'revoked', sessionKeys: e.sessionKeys, jtis: e.jtis };
   if (e.families !== undefined && e.families.length > 0) event.families = e.families;
   if (e.principalId !== undefined) event.principalId = e.principalId;
-  if (e.successors !== undefined) {
-    if (!isSuccessorArray(e.successors)) return undefined;
-    event.successors = e.successors.map(({ from, to }) => Object.freeze({ from, to }));
-  }
+  // Successors of another shape (an older release's) are dropped: those connections close.
+  if (isSuccessorArray(e.successors)) event.successors = e.successors.map(({ from, sealed }) => Object.freeze({ from, sealed }));
   return { o, e: Object.freeze(event) };
 }
 
@@ -66,7 +67,11 @@ function readMessage(text: string): BusMessage | PushMessage | undefined {
 export class RedisRevocationBus extends LocalRevocationBus {
   private readonly origin = randomUUID();
   private readonly subscriber: RedisClient;
+  private readonly sharded: boolean;
+  /** Cluster and sentinel clients share the command client for pub/sub; single servers get a duplicate. */
+  private readonly ownSubscriber: boolean;
   private subscribed = false;
+  private retryTimer: NodeJS.Timeout | undefined;
   private trusted = false;
   private readonly waiters = new Set<() => void>();
 
@@ -77,21 +82,31 @@ export class RedisRevocationBus extends LocalRevocationBus {
     private readonly timeoutMs: number,
   ) {
     super(logger);
-    this.subscriber = openRedisClient('', logger, 'revocation subscriber', publisher);
-    this.subscriber.on('ready', () => void this.onReady());
+    const topology = topologyOf(publisher);
+    this.sharded = topology === 'cluster';
+    this.ownSubscriber = topology === 'single';
+    this.subscriber = this.ownSubscriber ? openRedisClient('', logger, 'revocation subscriber', publisher) : publisher;
     this.subscriber.on('error', () => this.onLost());
-    this.subscriber.on('end', () => this.onLost());
+    if (this.ownSubscriber) {
+      this.subscriber.on('ready', () => void this.onReady());
+      this.subscriber.on('end', () => this.onLost());
+    } else {
+      // No one 'ready' event here: a node lost or a failover is a gap; trust returns once subscribed again.
+      for (const event of ['node-error', 'node-disconnect', 'topology-change']) this.subscriber.on(event, () => this.onLost());
+      this.retryUntilReady();
+    }
   }
 
   override get live(): boolean {
-    return this.trusted && this.subscriber.isReady;
+    return this.trusted && (this.ownSubscriber ? this.subscriber.isReady : this.subscriber.isOpen);
   }
 
   override async publish(event: CredentialsRevoked): Promise<void> {
     this.deliver(event);
     const message: BusMessage = { o: this.origin, e: event };
     try {
-      await guarded(this.publisher, this.timeoutMs, () => this.publisher.publish(this.channel, JSON.stringify(message)));
+      const text = JSON.stringify(message);
+      await this.send(text);
     } catch {
       // The revocation itself is stored; other servers drop their near caches when their own
       // subscriber loses Redis, and otherwise within session:near-cache-seconds.
@@ -103,10 +118,15 @@ export class RedisRevocationBus extends LocalRevocationBus {
   override async publishPush(principalId: string, frameJson: string): Promise<void> {
     const message = `{"o":${JSON.stringify(this.origin)},"p":${JSON.stringify(principalId)},"f":${frameJson}}`;
     try {
-      await guarded(this.publisher, this.timeoutMs, () => this.publisher.publish(this.channel, message));
+      await this.send(message);
     } catch {
       this.logger.warn('push delivered on this server only: not broadcast to the fleet');
     }
+  }
+
+  /** Sharded on a cluster (the message stays in the channel's shard), classic otherwise. */
+  private send(text: string): Promise<unknown> {
+    return guarded(this.publisher, this.timeoutMs, () => (this.sharded ? this.publisher.sPublish(this.channel, text) : this.publisher.publish(this.channel, text)));
   }
 
   /** Resolves once the channel is subscribed; rejects with `unavailable` after `timeoutMs`. */
@@ -127,26 +147,56 @@ export class RedisRevocationBus extends LocalRevocationBus {
 
   override async close(): Promise<void> {
     this.trusted = false;
-    await closeRedisClient(this.subscriber);
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    if (this.ownSubscriber) await closeRedisClient(this.subscriber);
     await super.close();
   }
 
-  private async onReady(): Promise<void> {
+  private closed = false;
+
+  /** Cluster and sentinel: subscribes once the client is open, and checks again after every gap. */
+  private retryUntilReady(): void {
+    clearTimeout(this.retryTimer);
+    if (this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      if (this.closed) return;
+      if (this.subscriber.isOpen) void this.onReady().then((ok) => ok || this.retryUntilReady());
+      else this.retryUntilReady();
+    }, 100);
+    this.retryTimer.unref();
+  }
+
+  private readonly listener = (text: string) => this.receive(text);
+
+  /** Subscribes if not yet done and trusts the channel again; false when subscribing failed (tried again later). */
+  private async onReady(): Promise<boolean> {
     if (!this.subscribed) {
       try {
-        await this.subscriber.subscribe(this.channel, (text) => this.receive(text));
+        if (this.sharded) await this.subscriber.sSubscribe(this.channel, this.listener);
+        else await this.subscriber.subscribe(this.channel, this.listener);
         this.subscribed = true;
       } catch {
-        return; // tried again on the next 'ready'
+        return false; // tried again on the next 'ready'
+      }
+    }
+    if (!this.ownSubscriber) {
+      // The client resubscribes by itself after a node or primary change; confirm it answers before trusting.
+      try {
+        await guarded(this.publisher, this.timeoutMs, () => this.publisher.ping());
+      } catch {
+        return false;
       }
     }
     this.trusted = true;
     this.signalGap();
     for (const waiter of [...this.waiters]) waiter();
     this.waiters.clear();
+    return true;
   }
 
   private onLost(): void {
+    if (!this.ownSubscriber) this.retryUntilReady();
     if (!this.trusted) return;
     this.trusted = false;
     this.signalGap();

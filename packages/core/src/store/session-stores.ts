@@ -88,7 +88,7 @@ export function createSessionStores(config: PortcullisConfig, options: SessionSt
   const useRedis = () =>
     (redis ??= new RedisCacheStore(
       {
-        url: config.persistence.cache.url,
+        ...config.persistence.cache,
         keyPrefix: options.keyPrefix,
         operationTimeoutMs: options.operationTimeoutMs,
         maxPendingOperations: options.maxPendingOperations,

@@ -15,6 +15,7 @@ import {
   type SigningKey,
 } from '@portcullis/core';
 import { createMemoryTestStack, createRedisTestStack, type TestStackOptions } from '@portcullis/core/testing';
+import { inject } from 'vitest';
 
 export type ProviderName = 'inmemory' | 'redis';
 
@@ -34,12 +35,14 @@ export interface SessionHarness {
 export interface HarnessOptions {
   readonly provider: ProviderName;
   readonly redisUrl?: string | null;
+  /** `SVC__…` settings laid over the stack's configuration (the Redis topology, for one). */
+  readonly env?: Readonly<Record<string, string>>;
   readonly security?: Record<string, unknown>;
   readonly stores?: TestStackOptions['stores'];
 }
 
 export async function createHarness(options: HarnessOptions, keyPrefix = `test-${randomUUID()}`): Promise<SessionHarness> {
-  const stackOptions: TestStackOptions = { keyPrefix, security: options.security, stores: options.stores };
+  const stackOptions: TestStackOptions = { keyPrefix, security: options.security, stores: options.stores, env: options.env };
   const stack = options.provider === 'redis'
     ? await createRedisTestStack(options.redisUrl ?? 'redis://127.0.0.1:1', stackOptions)
     : await createMemoryTestStack(stackOptions);
@@ -69,4 +72,24 @@ export function claimsOf(harness: SessionHarness, token: string, type: 'access' 
   const result = harness.validator.validate(token, type);
   if (!result.ok) throw new Error(`test token invalid: ${result.reason}`);
   return result.claims;
+}
+
+/** One Redis topology the run provides: its name and the settings that select it. */
+export interface RedisUnderTest {
+  readonly name: 'single' | 'cluster' | 'sentinel';
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * The Redis topologies the global setup started: a single server, a 3-primary cluster and a
+ * sentinel set (all three, or none when redis-server is missing outside CI).
+ */
+export function redisTopologies(): RedisUnderTest[] {
+  const cluster = inject('redisClusterNodes');
+  const sentinels = inject('redisSentinelNodes');
+  const topologies: RedisUnderTest[] = [];
+  if (inject('redisUrl')) topologies.push({ name: 'single', env: {} });
+  if (cluster) topologies.push({ name: 'cluster', env: { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'cluster', SVC__PERSISTENCE__CACHE__NODES: cluster } });
+  if (sentinels) topologies.push({ name: 'sentinel', env: { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'sentinel', SVC__PERSISTENCE__CACHE__NODES: sentinels } });
+  return topologies;
 }
