@@ -85,11 +85,12 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
   });
 
   it.each([
-    ['with Web Locks', false],
-    ['without Web Locks (BroadcastChannel claims)', true],
-  ])('two tabs of one origin refresh at the same moment and both stay logged in (reuse grace 0), %s', async (_how, withoutLocks) => {
+    ['with Web Locks and IndexedDB', ''],
+    ['without Web Locks (BroadcastChannel claims)', 'Object.defineProperty(navigator, "locks", { value: undefined })'],
+    ['without IndexedDB (localStorage)', 'Object.defineProperty(globalThis, "indexedDB", { value: undefined })'],
+  ])('two tabs of one origin refresh at the same moment and both stay logged in (reuse grace 0), %s', async (_how, without) => {
     const context = await browser.newContext();
-    if (withoutLocks) await context.addInitScript('Object.defineProperty(navigator, "locks", { value: undefined })');
+    if (without !== '') await context.addInitScript(without);
     const [first, second] = [await context.newPage(), await context.newPage()];
     const diagnostics: string[] = [];
     for (const page of [first, second]) page.on('pageerror', (error) => diagnostics.push(`page error: ${error.message}`));
@@ -128,6 +129,118 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
     for (const tab of after) expect(tab).toMatchObject({ state: 'open', moved: { x: 1, y: 2 }, session: refreshed[0] });
     // One presentation of the refresh token, in band over one tab's socket: none over HTTP.
     expect((server.hits.get('/auth/refresh') ?? 0) - refreshesBefore).toBe(0);
+    await context.close();
+  });
+
+  /** Every refresh token the pages of `context` present, in band or over HTTP, counted per token (in this process only). */
+  function countPresentations(context: import('playwright-core').BrowserContext): Map<string, number> {
+    const counts = new Map<string, number>();
+    const count = (token: unknown) => { if (typeof token === 'string') counts.set(token, (counts.get(token) ?? 0) + 1); };
+    context.on('page', (page) => {
+      page.on('websocket', (ws) => ws.on('framesent', ({ payload }) => {
+        try {
+          const frame = JSON.parse(String(payload)) as { type?: string; token?: unknown };
+          if (frame.type === 'refresh') count(frame.token);
+        } catch { /* not JSON: no refresh */ }
+      }));
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/auth/refresh') count((request.postDataJSON() as { refreshToken?: unknown } | null)?.refreshToken);
+      });
+    });
+    return counts;
+  }
+
+  it('four tabs refreshing together for five rounds present each refresh token exactly once (reuse grace 0)', async () => {
+    const context = await browser.newContext();
+    const presented = countPresentations(context);
+    const tabs = await Promise.all([1, 2, 3, 4].map(() => context.newPage()));
+    const diagnostics: string[] = [];
+    for (const page of tabs) page.on('pageerror', (error) => diagnostics.push(`page error: ${error.message}`));
+    for (const page of tabs) await page.goto(`${server.baseUrl}/client-demo.html`);
+    await tabs[0]!.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const suffix = crypto.randomUUID().slice(0, 8);
+      const client = new PortcullisClient();
+      await client.signup({ username: 'rounds' + suffix, email: 'rounds' + suffix + '@example.com', password: 'pw-' + crypto.randomUUID() });
+      await client.upgrade();
+      localStorage.setItem('tokens', JSON.stringify(client.tokens));
+    })()`);
+    for (const page of tabs) {
+      await page.evaluate(`(async () => {
+        const { PortcullisClient } = await import('/client/index.js');
+        const client = new PortcullisClient({ tokens: JSON.parse(localStorage.getItem('tokens')) });
+        window.tab = { client, conn: await client.connect() };
+      })()`);
+    }
+    const seen = new Set<string>();
+    for (let round = 0; round < 5; round++) {
+      const at = Date.now() + 200;
+      const refreshed = await Promise.all(tabs.map((page) => page.evaluate(async (startAt) => {
+        const { client } = (window as unknown as { tab: { client: any } }).tab;
+        while (Date.now() < startAt) await new Promise((resolve) => setTimeout(resolve, 1));
+        return (await client.refresh('session')).tokens.accessToken as string;
+      }, at)));
+      expect(new Set(refreshed).size, diagnostics.join('\n')).toBe(1);
+      expect(seen.has(refreshed[0]!)).toBe(false);
+      seen.add(refreshed[0]!);
+    }
+    expect(presented.size).toBe(5);
+    expect([...presented.values()]).toEqual([1, 1, 1, 1, 1]);
+    const after = await Promise.all(tabs.map((page) => page.evaluate(async () => {
+      const { conn } = (window as unknown as { tab: { conn: any } }).tab;
+      return { state: conn.state, moved: await conn.request('/game', 'move', { x: 3, y: 4 }) };
+    })));
+    for (const tab of after) expect(tab).toMatchObject({ state: 'open', moved: { x: 3, y: 4 } });
+    await context.close();
+  });
+
+  it('a tab that never heard the announcement takes the successor from IndexedDB; nothing readable is stored', async () => {
+    const context = await browser.newContext();
+    const presented = countPresentations(context);
+    const first = await context.newPage();
+    await first.goto(`${server.baseUrl}/client-demo.html`);
+    // Tab one saves its tokens where the app keeps them, refreshes, and closes before tab two opens.
+    const spent = await first.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const suffix = crypto.randomUUID().slice(0, 8);
+      const client = new PortcullisClient();
+      await client.signup({ username: 'idb' + suffix, email: 'idb' + suffix + '@example.com', password: 'pw-' + crypto.randomUUID() });
+      await client.upgrade();
+      localStorage.setItem('tokens', JSON.stringify(client.tokens));
+      const old = client.tokens.session;
+      const next = (await client.refresh('session')).tokens;
+      return { old: [old.accessToken, old.refreshToken], next: [next.accessToken, next.refreshToken] };
+    })()`) as { old: string[]; next: string[] };
+    await first.close();
+    const second = await context.newPage();
+    await second.goto(`${server.baseUrl}/client-demo.html`);
+    const shown = await second.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const storage = Object.keys(localStorage).map((k) => k + localStorage.getItem(k)).filter((k) => !k.startsWith('tokens'));
+      const client = new PortcullisClient({ tokens: JSON.parse(localStorage.getItem('tokens')) });
+      const result = await client.refresh('session');
+      const records = await new Promise((resolve, reject) => {
+        const open = indexedDB.open('portcullis-refresh');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          try {
+            const all = open.result.transaction('rotations').objectStore('rotations').getAll();
+            all.onsuccess = () => resolve(all.result);
+          } catch (error) {
+            reject(error);
+          }
+        };
+      });
+      return { access: result.tokens.accessToken, storage, records: JSON.stringify(records) };
+    })()`) as { access: string; storage: string[]; records: string };
+    expect(shown.access).toBe(spent.next[0]);
+    expect([...presented.values()]).toEqual([1]);
+    expect(shown.storage).toEqual([]);
+    expect(JSON.parse(shown.records)).toHaveLength(1);
+    for (const token of [...spent.old, ...spent.next]) {
+      expect(shown.records).not.toContain(token);
+      expect(shown.records).not.toContain(token.split('.')[1] ?? token);
+    }
     await context.close();
   });
 });

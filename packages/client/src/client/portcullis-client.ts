@@ -43,8 +43,8 @@ export interface PortcullisClientOptions {
   readonly expirySkewMs?: number;
   /**
    * In a browser, tabs of one origin share each refresh (Web Locks, else a
-   * BroadcastChannel), so no refresh token is presented twice. Default true; it does
-   * nothing outside a browser.
+   * BroadcastChannel; the answer committed to IndexedDB before the lock is released),
+   * so no refresh token is presented twice. Default true; it does nothing outside a browser.
    */
   readonly shareRefreshAcrossTabs?: boolean;
 }
