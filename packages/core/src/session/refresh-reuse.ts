@@ -106,8 +106,10 @@ function toSealed(result: RefreshResult): SealedResult {
     const { accessToken, refreshToken, familyId, accessExpiresAt, refreshExpiresAt } = result.pair;
     return { kind: 'login', pair: { accessToken, refreshToken, familyId, accessExpiresAt: accessExpiresAt.getTime(), refreshExpiresAt: refreshExpiresAt.getTime() } };
   }
-  const { accessToken, refreshToken, accessExpiration, refreshExpiration, principal } = result.session;
-  return { kind: 'session', session: { accessToken, refreshToken, principal, accessExpiration: accessExpiration.getTime(), refreshExpiration: refreshExpiration.getTime() } };
+  // udpKey too: an answer within the grace is identical to the first, field for field.
+  const { accessToken, refreshToken, accessExpiration, refreshExpiration, principal, udpKey } = result.session;
+  const session = { accessToken, refreshToken, principal, accessExpiration: accessExpiration.getTime(), refreshExpiration: refreshExpiration.getTime() };
+  return { kind: 'session', session: udpKey === undefined ? session : { ...session, udpKey } };
 }
 
 function fromSealed(sealed: SealedResult): RefreshResult {

@@ -21,8 +21,8 @@ export type RedisClient = ReturnType<typeof createClient>;
 export type RedisTopology = 'single' | 'cluster' | 'sentinel';
 
 /**
- * Where a store's Redis is: the `url` of one server, or with `cluster`/`sentinel` the seed
- * nodes or sentinels in `nodes` (then only the user, password and scheme of `url` are used).
+ * Where a store's Redis is: the `url` of one server, or with `cluster`/`sentinel` the cluster
+ * nodes to start from, or the sentinels, in `nodes` (then only the user, password and scheme of `url` are used).
  *
  * @example
  * ```ts
