@@ -7,6 +7,7 @@ import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
 import type { AuthContext } from '../contracts/auth-context.js';
@@ -14,7 +15,6 @@ import { REFUSALS } from '../contracts/refusals.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
 import { EventLoopLag } from './event-loop-lag.js';
-import { performance } from 'node:perf_hooks';
 import { refreshInBand, type InBandOutcome } from './in-band-credentials.js';
 import { readPortalPlan } from './portal-reader.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
@@ -43,8 +43,6 @@ const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
 
 /** By default a gate call is refused with `overloaded` when the event loop is this far behind. */
 export const DEFAULT_SHED_LAG_MS = 500;
-/** At most one "shedding" warning per this many milliseconds. */
-const SHED_LOG_INTERVAL_MS = 10_000;
 
 /**
  * The transport-neutral heart of the real-time protocol: routes a request
@@ -66,8 +64,7 @@ export class GateDispatcher {
   private readonly log: Logger;
   private readonly lag = EventLoopLag.shared();
   private shedLagMs: number = DEFAULT_SHED_LAG_MS;
-  private shedSinceLog = 0;
-  private lastShedLog = -Infinity;
+  private readonly shedLine: ThrottledLog;
   /**
    * Resolved on the first refresh frame, not at construction: a dispatcher builds where
    * no session services are registered, and `register` names the missing setting.
@@ -80,6 +77,7 @@ export class GateDispatcher {
     @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
   ) {
     this.log = loggers.create('portcullis:realtime');
+    this.shedLine = new ThrottledLog(this.log, 'warn', 'event loop behind: gate calls answered overloaded, unrun');
   }
 
   /**
@@ -166,13 +164,7 @@ export class GateDispatcher {
   }
 
   private shed(id: number): GateReply {
-    this.shedSinceLog++;
-    const now = performance.now();
-    if (now - this.lastShedLog >= SHED_LOG_INTERVAL_MS) {
-      this.log.warn('event loop behind: gate calls answered overloaded, unrun', { behindMs: Math.round(this.lag.behindMs()), shed: this.shedSinceLog });
-      this.lastShedLog = now;
-      this.shedSinceLog = 0;
-    }
+    this.shedLine.note(() => ({ behindMs: Math.round(this.lag.behindMs()) }));
     return errorReply(id, 'overloaded', undefined, this.lag.retryAfterMs());
   }
 

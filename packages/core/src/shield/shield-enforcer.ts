@@ -9,6 +9,7 @@ import type { ShieldAuth } from '../contracts/shield-auth.js';
 import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { JwtAuth } from './jwt-auth.js';
 import { RateLimiter, type RateLimitAnswer } from './rate-limiter.js';
 import { SessionAuth } from './session-auth.js';
@@ -54,12 +55,15 @@ export class ShieldEnforcer {
   private readonly announced = new Set<string>();
   private readonly unannounced: string[] = [];
   private limiter: RateLimiter | undefined;
+  /** A Redis outage fails every limited request: one line per 10 s, not one per request. */
+  private readonly limitFailures: ThrottledLog;
 
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
     @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
   ) {
     this.log = loggers.create('portcullis:shield');
+    this.limitFailures = new ThrottledLog(this.log, 'error', 'rate-limit counter failed; refusing with unavailable');
     this.fallbackName = container.isRegistered(PORTCULLIS_CONFIG, true) ? container.resolve(PORTCULLIS_CONFIG).security.shields.fallback : 'none';
     this.fallback = FALLBACK_SHIELDS[this.fallbackName];
   }
@@ -172,7 +176,7 @@ export class ShieldEnforcer {
   }
 
   private limitFailed(error: unknown): EnforceResult {
-    this.log.error('rate-limit counter failed; refusing with unavailable', describeError(error));
+    this.limitFailures.note(() => describeError(error));
     return REFUSALS.unavailable;
   }
 
