@@ -10,7 +10,8 @@ import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, live, terminate, waitUntilAnswering } from './redis-server.js';
+import { freePort } from './free-port.js';
+import { live, terminate, waitUntilAnswering } from './redis-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
