@@ -5,7 +5,7 @@ import {
 } from '@portcullis/core';
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
 import { readShieldPlan, type ConnectionContext } from '@portcullis/core/transport';
-import { rateLimitSlice } from '../src/shield/rate-limiter.js';
+import { rateLimitClaim, rateLimitSlice } from '../src/shield/rate-limiter.js';
 
 @Portal('/open-world')
 class OpenWorld {
@@ -114,6 +114,12 @@ describe('the plan of @AllowAnonymous and @RateLimit', () => {
 
   it('claims a tenth of the limit from Redis at a time, at least one', () => {
     expect([1, 9, 10, 20, 1000].map(rateLimitSlice)).toEqual([1, 1, 1, 2, 100]);
+  });
+
+  it('sizes later claims by the caller\'s use in the window before, plus a quarter, between a tenth and half of the limit', () => {
+    expect([0, 1, 4, 12, 16, 20, 100].map((used) => rateLimitClaim(20, used))).toEqual([2, 2, 5, 10, 10, 10, 10]);
+    expect([0, 80, 1000].map((used) => rateLimitClaim(1000, used))).toEqual([100, 100, 500]);
+    expect(rateLimitClaim(1, 5)).toBe(1);
   });
 });
 

@@ -26,6 +26,12 @@ class FleetPortal {
     return 'said';
   }
 
+  @SessionShield
+  @RateLimit({ limit: 40, windowSeconds: 2 })
+  @Gate('steer') steer() {
+    return 'steered';
+  }
+
   @RateLimit({ limit: 2, windowSeconds: 1, by: 'ip' })
   @Gate('knock') knock() {
     return 'who is there';
@@ -86,6 +92,28 @@ describe.skipIf(!redisUrl)('@RateLimit on one Redis shared by two servers', () =
     for (let i = 0; i < 40; i++) if ((await b.dispatcher.dispatch({ id: i, portal: '/fleet', gate: 'chat' }, conn(token))).ok) passed++;
     expect(passed).toBeLessThanOrEqual(40);
     expect(passed).toBeGreaterThanOrEqual(40 - 3);
+  });
+
+  it('sizes a claim by the caller\'s use in the window before: a steady caller costs one Redis call per window, and the fleet still passes no more than the limit', async () => {
+    await twoServers();
+    const token = await a.session('eve');
+    const untilNextWindow = () => new Promise((resolve) => setTimeout(resolve, 2000 - (Date.now() % 2000) + 5));
+    const steer = async (stack: TestStack, times: number) => {
+      let passed = 0;
+      for (let i = 0; i < times; i++) if ((await stack.dispatcher.dispatch({ id: i, portal: '/fleet', gate: 'steer' }, conn(token))).ok) passed++;
+      return passed;
+    };
+    const increments = vi.spyOn(a.stores.cache, 'increment');
+    await untilNextWindow();
+    expect(await steer(a, 12)).toBe(12);
+    expect(increments).toHaveBeenCalledTimes(3); // nothing known yet: slices of 4
+    increments.mockClear();
+    await untilNextWindow();
+    expect(await steer(a, 12)).toBe(12);
+    expect(increments).toHaveBeenCalledTimes(1); // 12 used before: one claim of 15
+    const onB = await steer(b, 40);
+    expect(12 + onB).toBeLessThanOrEqual(40);
+    expect(12 + onB).toBeGreaterThanOrEqual(40 - 3); // at most the 3 unused of a's claim stranded
   });
 
   it('counts an anonymous caller by address across the fleet, and lets it through again in the next window', async () => {

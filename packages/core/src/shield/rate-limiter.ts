@@ -4,7 +4,9 @@
  * talking. In memory a window is a Map entry checked synchronously. On Redis a server
  * claims the window's budget in slices (an atomic INCRBY on one key per scope, caller
  * and window) and spends each slice locally; once Redis says the window is used up,
- * the server refuses locally until the window ends, without asking again.
+ * the server refuses locally until the window ends, without asking again. A slice is
+ * sized by what the caller used on this server in the window before, so a steady
+ * caller costs one claim per window.
  */
 import { createHash } from 'node:crypto';
 import type { CacheStore } from '../store/cache-store.js';
@@ -23,6 +25,10 @@ interface LocalWindow {
 
 interface FleetWindow {
   readonly end: number;
+  /** Kept until then (a window past its end), so the next window can size its claims by this one's use. */
+  readonly keepUntil: number;
+  /** Requests of each claim in this window (see {@link rateLimitClaim}). */
+  readonly slice: number;
   /** Requests this server claimed from the fleet-wide counter in this window. */
   granted: number;
   /** Requests this server let through in this window. */
@@ -43,6 +49,24 @@ const SWEEP_INTERVAL_MS = 30_000;
  */
 export function rateLimitSlice(limit: number): number {
   return Math.max(1, Math.floor(limit / 10));
+}
+
+/**
+ * How many requests a server claims at a time in a window, given what the caller
+ * used on this server in the window just before: that use plus a quarter, at least
+ * {@link rateLimitSlice} and at most half the limit. A caller sending at a steady
+ * rate costs one Redis call per window instead of one per tenth of the limit; a
+ * server strands at most half the limit, and only of a caller whose use dropped.
+ *
+ * @example
+ * ```ts
+ * rateLimitClaim(20, 0); // 2: nothing known, a tenth
+ * rateLimitClaim(20, 4); // 5: 4 a window before, plus a quarter
+ * rateLimitClaim(20, 20); // 10: never more than half
+ * ```
+ */
+export function rateLimitClaim(limit: number, usedBefore: number): number {
+  return Math.max(rateLimitSlice(limit), Math.min(Math.ceil(usedBefore * 1.25), Math.ceil(limit / 2)));
 }
 
 /**
@@ -82,7 +106,9 @@ export class RateLimiter {
     if (this.shared === undefined) return this.checkLocal(rule.limit, windowMs, key, now);
     let window = this.fleet.get(key);
     if (window === undefined || now >= window.end) {
-      window = { end: windowEnd(now, windowMs), granted: 0, used: 0, spent: false, claim: undefined };
+      const end = windowEnd(now, windowMs);
+      const usedBefore = window !== undefined && window.end === end - windowMs ? window.used : 0;
+      window = { end, keepUntil: end + windowMs, slice: rateLimitClaim(rule.limit, usedBefore), granted: 0, used: 0, spent: false, claim: undefined };
       this.fleet.set(key, window);
     }
     if (window.used < window.granted) {
@@ -133,7 +159,7 @@ export class RateLimiter {
   }
 
   private async claim(rule: PlannedRateLimit, key: string, window: FleetWindow, cache: CacheStore): Promise<void> {
-    const slice = rateLimitSlice(rule.limit);
+    const slice = window.slice;
     const counter = createHash('sha256').update(`${key}\n${window.end}`).digest('base64url');
     const total = await cache.increment('rate-limit', counter, window.end - Date.now() + REDIS_TTL_SLACK_MS, slice);
     window.granted += Math.max(0, Math.min(slice, rule.limit - (total - slice)));
@@ -143,7 +169,7 @@ export class RateLimiter {
   private sweep(): void {
     const now = Date.now();
     for (const [key, window] of this.local) if (now >= window.end) this.local.delete(key);
-    for (const [key, window] of this.fleet) if (now >= window.end && window.claim === undefined) this.fleet.delete(key);
+    for (const [key, window] of this.fleet) if (now >= window.keepUntil && window.claim === undefined) this.fleet.delete(key);
   }
 }
 
