@@ -74,8 +74,15 @@ describe('example game server: /game on WebSocket, TCP and UDP', () => {
     expect(time).toMatchObject({ ok: true, data: { now: expect.any(Number) } });
     expect((time.data as { now: number }).now).toBeGreaterThanOrEqual(before);
     const player = await open(await session(`mover-${name}`));
-    // Start at the beginning of a one-second window, so the whole burst falls in it.
-    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+    // Start at the beginning of the player's own one-second window, so the whole burst falls in it:
+    // spend the window, then wait the refusal's retryAfterMs.
+    let refused: { error: { retryAfterMs: number } } | undefined;
+    for (let i = 0; refused === undefined && i < 21; i++) {
+      const reply = await player.request('/game', 'move', { x: i, y: 0 });
+      if (!reply.ok) refused = reply as unknown as { error: { retryAfterMs: number } };
+    }
+    expect(refused?.error.retryAfterMs).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, refused!.error.retryAfterMs + 5));
     const replies = await Promise.all(Array.from({ length: 25 }, (_, i) => player.request('/game', 'move', { x: i, y: 0 })));
     expect(replies.filter((r) => r.ok)).toHaveLength(20);
     for (const refused of replies.filter((r) => !r.ok)) expect(refused.error).toMatchObject({ code: 'rate_limited', retryAfterMs: expect.any(Number) });

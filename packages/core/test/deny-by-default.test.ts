@@ -5,7 +5,7 @@ import {
 } from '@portcullis/core';
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
 import { readShieldPlan, type ConnectionContext } from '@portcullis/core/transport';
-import { rateLimitClaim, rateLimitSlice } from '../src/shield/rate-limiter.js';
+import { rateLimitClaim, rateLimitSlice, rateLimitWindowOffset } from '../src/shield/rate-limiter.js';
 
 @Portal('/open-world')
 class OpenWorld {
@@ -121,6 +121,18 @@ describe('the plan of @AllowAnonymous and @RateLimit', () => {
     expect([0, 80, 1000].map((used) => rateLimitClaim(1000, used))).toEqual([100, 100, 500]);
     expect(rateLimitClaim(1, 5)).toBe(1);
   });
+
+  it('shifts each caller\'s windows by an offset in [0, window) that depends only on the rule and the caller', () => {
+    const offsets = Array.from({ length: 1000 }, (_, i) => rateLimitWindowOffset(`GamePortal.move\np:player-${i}`, 1000));
+    expect(offsets.every((o) => Number.isInteger(o) && o >= 0 && o < 1000)).toBe(true);
+    expect(rateLimitWindowOffset('GamePortal.move\np:player-7', 1000)).toBe(offsets[7]);
+    // spread: every tenth of the window holds between 5 % and 15 % of 1,000 callers
+    for (let tenth = 0; tenth < 10; tenth++) {
+      const share = offsets.filter((o) => Math.floor(o / 100) === tenth).length;
+      expect(share).toBeGreaterThan(50);
+      expect(share).toBeLessThan(150);
+    }
+  });
 });
 
 describe('shields:fallback', () => {
@@ -183,14 +195,16 @@ describe('@RateLimit in memory', () => {
   });
 
   it('answers rate_limited with the time left in the window past the limit, per principal, and again in the next window', async () => {
-    vi.useFakeTimers({ now: 1_700_000_000_250, toFake: ['Date'] });
+    // 250 ms into a window of the caller 10.0.0.1, whose windows are shifted by an offset of their own
+    const windowStart = 1_700_000_000_000 + rateLimitWindowOffset('OpenWorld.shout\na:10.0.0.1', 1000);
+    vi.useFakeTimers({ now: windowStart + 250, toFake: ['Date'] });
     stack = await createMemoryTestStack({ portals: [OpenWorld] });
     const shout = (id: number, over: Partial<ConnectionContext>) => stack.dispatcher.dispatch({ id, portal: '/open-world', gate: 'shout' }, conn(over));
     // anonymous callers on an open gate count by address
     for (let i = 0; i < 3; i++) expect(await shout(i, { clientId: `c${i}` })).toMatchObject({ ok: true });
     expect(await shout(9, { clientId: 'c9' })).toEqual({ id: 9, ok: false, error: { code: 'rate_limited', message: 'too many requests; retry later', retryAfterMs: 750 } });
     expect(await shout(10, { remoteAddress: '10.0.0.2' })).toMatchObject({ ok: true });
-    vi.setSystemTime(1_700_000_001_000);
+    vi.setSystemTime(windowStart + 1000);
     expect(await shout(11, {})).toMatchObject({ ok: true });
   });
 

@@ -7,6 +7,7 @@
 import 'reflect-metadata';
 import { Gate, Portal, RateLimit, SessionShield } from '@portcullis/core';
 import { createRedisTestStack, storeUnavailable, type TestStack } from '@portcullis/core/testing';
+import { rateLimitWindowEnd } from '../src/shield/rate-limiter.js';
 import type { ConnectionContext } from '@portcullis/core/transport';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 
@@ -97,7 +98,7 @@ describe.skipIf(!redisUrl)('@RateLimit on one Redis shared by two servers', () =
   it('sizes a claim by the caller\'s use in the window before: a steady caller costs one Redis call per window, and the fleet still passes no more than the limit', async () => {
     await twoServers();
     const token = await a.session('eve');
-    const untilNextWindow = () => new Promise((resolve) => setTimeout(resolve, 2000 - (Date.now() % 2000) + 5));
+    const untilNextWindow = () => new Promise((resolve) => setTimeout(resolve, rateLimitWindowEnd('FleetPortal.steer', 'p:eve', 2, Date.now()) - Date.now() + 5));
     const steer = async (stack: TestStack, times: number) => {
       let passed = 0;
       for (let i = 0; i < times; i++) if ((await stack.dispatcher.dispatch({ id: i, portal: '/fleet', gate: 'steer' }, conn(token))).ok) passed++;
@@ -116,11 +117,30 @@ describe.skipIf(!redisUrl)('@RateLimit on one Redis shared by two servers', () =
     expect(12 + onB).toBeGreaterThanOrEqual(40 - 3); // at most the 3 unused of a's claim stranded
   });
 
+  it('shifts each caller\'s windows by an offset of its own, the same on every server, so callers do not all claim again in the same instant', async () => {
+    await twoServers();
+    const [ann, bo] = [await a.session('win-1'), await a.session('win-2')];
+    const refusalOf = async (stack: TestStack, token: string) => {
+      for (let i = 0; i < 11; i++) {
+        const reply = await stack.dispatcher.dispatch({ id: i, portal: '/fleet', gate: 'move' }, conn(token));
+        if (!reply.ok) return { at: Date.now(), retryAfterMs: (reply as { error: { retryAfterMs: number } }).error.retryAfterMs };
+      }
+      throw new Error('never refused');
+    };
+    const endOf = (refusal: { at: number; retryAfterMs: number }) => refusal.at + refusal.retryAfterMs;
+    const [annOnA, boOnA] = [await refusalOf(a, ann), await refusalOf(a, bo)];
+    expect(Math.abs(endOf(annOnA) - rateLimitWindowEnd('FleetPortal.move', 'p:win-1', 60, annOnA.at))).toBeLessThanOrEqual(5);
+    expect(Math.abs(endOf(boOnA) - rateLimitWindowEnd('FleetPortal.move', 'p:win-2', 60, boOnA.at))).toBeLessThanOrEqual(5);
+    expect(Math.abs(endOf(annOnA) - endOf(boOnA))).toBeGreaterThan(1000); // their offsets are 7.1 s apart
+    const annOnB = await refusalOf(b, ann); // the window is spent fleet-wide: b refuses at once, with the same end
+    expect(Math.abs(endOf(annOnB) - endOf(annOnA))).toBeLessThanOrEqual(5);
+  });
+
   it('counts an anonymous caller by address across the fleet, and lets it through again in the next window', async () => {
     await twoServers();
     const knock = (stack: TestStack, id: number) => stack.dispatcher.dispatch({ id, portal: '/fleet', gate: 'knock' }, conn(undefined, `k${id}`));
     // Start at the beginning of a window, so the two requests and the refusal share it.
-    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+    await new Promise((resolve) => setTimeout(resolve, rateLimitWindowEnd('FleetPortal.knock', 'a:10.1.1.1', 1, Date.now()) - Date.now() + 5));
     expect(await knock(a, 1)).toMatchObject({ ok: true });
     expect(await knock(b, 2)).toMatchObject({ ok: true });
     const refused = await knock(a, 3);

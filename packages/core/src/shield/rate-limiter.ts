@@ -1,7 +1,8 @@
 /**
- * The counters behind `@RateLimit`: fixed windows aligned to the epoch (window n of a
- * rule covers [n·w, (n+1)·w)), so every server of a fleet agrees on them without
- * talking. In memory a window is a Map entry checked synchronously. On Redis a server
+ * The counters behind `@RateLimit`: fixed windows, each caller's shifted from the
+ * clock by an offset derived from its scope and caller key (window n covers
+ * [n·w + o, (n+1)·w + o)), so every server of a fleet agrees on them without talking
+ * and the callers' windows do not all turn over, and claim again, in the same instant. In memory a window is a Map entry checked synchronously. On Redis a server
  * claims the window's budget in slices (an atomic INCRBY on one key per scope, caller
  * and window) and spends each slice locally; once Redis says the window is used up,
  * the server refuses locally until the window ends, without asking again. A slice is
@@ -19,11 +20,13 @@ import type { PlannedRateLimit } from './shield-plan-reader.js';
 export type RateLimitAnswer = number;
 
 interface LocalWindow {
+  readonly offset: number;
   end: number;
   count: number;
 }
 
 interface FleetWindow {
+  readonly offset: number;
   readonly end: number;
   /** Kept until then (a window past its end), so the next window can size its claims by this one's use. */
   readonly keepUntil: number;
@@ -106,9 +109,10 @@ export class RateLimiter {
     if (this.shared === undefined) return this.checkLocal(rule.limit, windowMs, key, now);
     let window = this.fleet.get(key);
     if (window === undefined || now >= window.end) {
-      const end = windowEnd(now, windowMs);
+      const offset = window?.offset ?? rateLimitWindowOffset(key, windowMs);
+      const end = windowEnd(now, windowMs, offset);
       const usedBefore = window !== undefined && window.end === end - windowMs ? window.used : 0;
-      window = { end, keepUntil: end + windowMs, slice: rateLimitClaim(rule.limit, usedBefore), granted: 0, used: 0, spent: false, claim: undefined };
+      window = { offset, end, keepUntil: end + windowMs, slice: rateLimitClaim(rule.limit, usedBefore), granted: 0, used: 0, spent: false, claim: undefined };
       this.fleet.set(key, window);
     }
     if (window.used < window.granted) {
@@ -127,11 +131,12 @@ export class RateLimiter {
   private checkLocal(limit: number, windowMs: number, key: string, now: number): RateLimitAnswer {
     const window = this.local.get(key);
     if (window === undefined) {
-      this.local.set(key, { end: windowEnd(now, windowMs), count: 1 });
+      const offset = rateLimitWindowOffset(key, windowMs);
+      this.local.set(key, { offset, end: windowEnd(now, windowMs, offset), count: 1 });
       return 0;
     }
     if (now >= window.end) {
-      window.end = windowEnd(now, windowMs);
+      window.end = windowEnd(now, windowMs, window.offset);
       window.count = 1;
       return 0;
     }
@@ -173,6 +178,36 @@ export class RateLimiter {
   }
 }
 
-function windowEnd(now: number, windowMs: number): number {
-  return (Math.floor(now / windowMs) + 1) * windowMs;
+function windowEnd(now: number, windowMs: number, offset: number): number {
+  return (Math.floor((now - offset) / windowMs) + 1) * windowMs + offset;
+}
+
+/**
+ * How far a caller's windows are shifted from the clock, in [0, windowMs): a 32-bit
+ * FNV-1a hash of the rule's scope and the caller key, the same on every server.
+ * Spreading the windows spreads their turnovers: 5,000 players under one rule no
+ * longer claim their next window from Redis in the same millisecond.
+ *
+ * @example
+ * ```ts
+ * const offset = rateLimitWindowOffset('GamePortal.move\np:player-1', 1000); // e.g. 417
+ * ```
+ */
+export function rateLimitWindowOffset(key: string, windowMs: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % windowMs;
+}
+
+/**
+ * When the window of `caller` under the rule `scope` that holds `now` ends (epoch ms).
+ *
+ * @example
+ * ```ts
+ * const end = rateLimitWindowEnd('GamePortal.move', 'p:player-1', 1, Date.now());
+ * ```
+ */
+export function rateLimitWindowEnd(scope: string, caller: string, windowSeconds: number, now: number): number {
+  const windowMs = windowSeconds * 1000;
+  return windowEnd(now, windowMs, rateLimitWindowOffset(`${scope}\n${caller}`, windowMs));
 }
