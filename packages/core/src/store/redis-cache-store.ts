@@ -14,6 +14,7 @@ import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './ca
 import { storeUnavailable, type CacheNamespace, type CacheRef, type CacheStore, type CacheWrite } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, topologyOf, waitUntilReady, type RedisClient, type RedisTarget } from './redis-connection.js';
 import { RedisRevocationBus } from './redis-revocation-bus.js';
+import { RedisScript } from './redis-script.js';
 import { establishStoreEpoch } from './store-epoch.js';
 
 /**
@@ -37,6 +38,14 @@ export interface RedisCacheStoreOptions extends RedisTarget {
    */
   readonly onEvictingPolicy?: 'refuse' | 'warn';
 }
+
+/**
+ * `increment` in one command: `INCRBY` creates a missing counter without a TTL, and
+ * `PEXPIRE … NX` gives it the window only then (an existing counter keeps its TTL).
+ */
+const INCREMENT = new RedisScript(`local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2], 'NX')
+return n`);
 
 /** Operations waiting for Redis at once, by default, before more are refused. */
 const DEFAULT_MAX_PENDING_OPERATIONS = 2048;
@@ -180,8 +189,7 @@ export class RedisCacheStore implements CacheStore {
       const full = this.fullKey(ns, key);
       const ms = Math.max(1, Math.ceil(windowMs));
       // Counters are raw integers (INCRBY needs them) and are never read through keyv.
-      const replies = await this.client.multi().set(full, '0', { expiration: { type: 'PX', value: ms }, condition: 'NX' }).incrBy(full, by).exec();
-      return Number(replies[1]);
+      return Number(await INCREMENT.run(this.client, [full], [String(by), String(ms)]));
     });
   }
 
