@@ -48,16 +48,19 @@ describe.each(providers)('session validation under a stampede (%s)', (provider) 
 /**
  * Holds the store's next `method` call until `release()`: a write is made only then
  * (`delay: 'call'`), a read is made at once and answered only then (`delay: 'answer'`).
- * `started` resolves once the call was asked for.
+ * `started` resolves once the call was asked for. Where the store runs scripts, a session's
+ * writes are one script each: the next script is the write held.
  */
 function holdNext(harness: SessionHarness, method: 'write' | 'get', delay: 'call' | 'answer') {
-  const cache = harness.stores.cache;
-  const original = (cache[method] as (...args: unknown[]) => Promise<unknown>).bind(cache);
+  const { cache } = harness.stores;
+  type Call = (...args: unknown[]) => Promise<unknown>;
+  const original = (method === 'get' ? cache.get.bind(cache) : cache.scripts ? cache.scripts.run.bind(cache.scripts) : cache.write.bind(cache)) as Call;
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
-  vi.spyOn(cache, method).mockImplementationOnce((async (...args: unknown[]) => {
+  const spy = method === 'get' ? vi.spyOn(cache, 'get') : spyOnWrite(harness);
+  spy.mockImplementationOnce((async (...args: unknown[]) => {
     const early = delay === 'answer' ? original(...args) : undefined;
     if (early) await early;
     markStarted();
@@ -68,6 +71,12 @@ function holdNext(harness: SessionHarness, method: 'write' | 'get', delay: 'call
 }
 
 const holdNextWrite = (harness: SessionHarness) => holdNext(harness, 'write', 'call');
+
+/** Spies on what a session's writes go through: the store's script runner where it has one, else `write`. */
+function spyOnWrite(harness: SessionHarness) {
+  const { cache } = harness.stores;
+  return cache.scripts ? vi.spyOn(cache.scripts, 'run') : vi.spyOn(cache, 'write');
+}
 
 describe.each(providers)('revocations racing new session pairs (%s)', (provider) => {
   type Login = ReturnType<SessionHarness['issuer']['issueLoginPair']>;
@@ -109,7 +118,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
   it('an upgrade whose store write fails can be tried again with the same JWT', async () => {
     h = await createHarness({ provider, redisUrl });
     const login = h.issuer.issueLoginPair('retry');
-    vi.spyOn(h.stores.cache, 'write').mockRejectedValueOnce(new Error('write lost'));
+    spyOnWrite(h).mockRejectedValueOnce(new Error('write lost'));
     await expect(h.sessions.upgrade(login.accessToken)).rejects.toThrow('write lost');
     expect(await h.sessions.validate((await h.sessions.upgrade(login.accessToken)).accessToken)).toMatchObject({ id: 'retry' });
   });

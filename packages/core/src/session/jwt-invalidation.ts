@@ -136,7 +136,8 @@ export class JwtInvalidation {
     return typeof cutoff === 'number' && claims.iat <= cutoff;
   }
 
-  private markerTtlMs(claims: JwtClaims): number {
+  /** How long the `used-jwt` marker of a token lives: until it expires, plus the clock skew. */
+  markerTtlMs(claims: JwtClaims): number {
     return Math.max(1000, claims.exp * 1000 + this.skewMs - Date.now());
   }
 }

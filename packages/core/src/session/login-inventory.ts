@@ -46,7 +46,8 @@ const MAX_USER_AGENT = 256;
 export class LoginInventory {
   constructor(
     private readonly cache: CacheStore,
-    private readonly ttlMs: number,
+    /** How long a login record lives, renewed by every refresh. */
+    readonly ttlMs: number,
     /** Live logins kept per principal; a new one beyond it ends the oldest. */
     readonly maxPerPrincipal: number,
   ) {}

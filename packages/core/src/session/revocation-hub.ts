@@ -54,6 +54,15 @@ export class RevocationHub {
     return this.bus.publish(Object.freeze({ kind: 'revoked', ...event }));
   }
 
+  /**
+   * {@link publish} without waiting for Redis to acknowledge the broadcast: delivered here before
+   * it returns, and on its way to the fleet (the message is already queued on the connection, so
+   * any later command of this server reaches Redis after it).
+   */
+  announce(event: Omit<CredentialsRevoked, 'kind'>): void {
+    void this.publish(event);
+  }
+
   /** Stops listening to the bus and forgets the listeners. */
   close(): void {
     for (const off of this.detach) off();

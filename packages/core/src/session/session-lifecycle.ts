@@ -16,8 +16,9 @@ import type { RefreshReuse } from './refresh-reuse.js';
 import type { RevocationHub } from './revocation-hub.js';
 import type { SessionPairStore } from './session-pair-store.js';
 import { frozenPrincipal } from './session-record.js';
+import type { SessionScripts } from './session-scripts.js';
 import { sessionKey } from './session-token.js';
-import { sealUnder } from './token-seal.js';
+import { openWith, sealUnder } from './token-seal.js';
 
 /** What the write side needs: the token services, the stores and the hub it announces on. */
 export interface SessionLifecycleParts {
@@ -30,6 +31,8 @@ export interface SessionLifecycleParts {
   readonly reuse: RefreshReuse;
   readonly logins: LoginInventory;
   readonly logger: Logger;
+  /** Present where the store runs scripts (Redis `single`, `sentinel`): each write is then one script. */
+  readonly scripts?: SessionScripts | undefined;
 }
 
 /** Successors followed, at most, when a reused session refresh token revokes its successor. */
@@ -40,7 +43,10 @@ const REUSED = 'token refused: refresh token already used';
  * The write side of sessions: upgrade, refresh and revocation, each announced on
  * the revocation hub so every server drops and closes what it names. Of concurrent
  * writes to one credential exactly one wins; a write that raced a family or
- * principal revocation re-checks the lineage and undoes itself.
+ * principal revocation re-checks the lineage and undoes itself. Where the store runs
+ * scripts, an upgrade, a session refresh and a session revocation are one script each
+ * (session-scripts.ts): the check, the claim and the writes in one step, so nothing can
+ * race them and nothing is re-checked; otherwise (memory, a Redis Cluster) they go step by step.
  *
  * @example
  * ```ts
@@ -55,6 +61,8 @@ export class SessionLifecycle {
   async upgrade(jwt: string): Promise<UpgradeResult> {
     const { jwts, pairs, hub, security, logins } = this.parts;
     const claims = this.verify(jwt, 'access');
+    const scripted = this.parts.scripts === undefined ? undefined : await this.upgradeScripted(claims, this.parts.scripts);
+    if (scripted !== undefined) return scripted;
     if (await jwts.isLineageRevoked(claims)) throw new TokenError('revoked');
     if (!(await jwts.claimUse(claims))) throw new TokenError('revoked', 'token refused: already upgraded or revoked');
     let session: UpgradeResult | undefined;
@@ -106,6 +114,7 @@ export class SessionLifecycle {
     if (typeof token !== 'string') return false;
     const { pairs, hub, validator, jwts } = this.parts;
     if (token.endsWith(SESSION_TOKEN_SUFFIX)) {
+      if (this.parts.scripts !== undefined) return this.revokeScripted(token, this.parts.scripts);
       if (await this.revokePair(token)) return true;
       if (!isSessionToken(token)) return false;
       const revoked = await pairs.revokeByRefresh(token);
@@ -147,6 +156,8 @@ export class SessionLifecycle {
     }
     const key = sessionKey(refreshToken);
     const markerMs = security.session.refreshDays * 86_400_000;
+    const scripted = this.parts.scripts === undefined ? undefined : await this.refreshScripted(refreshToken, key, markerMs, principalId, this.parts.scripts);
+    if (scripted !== undefined) return scripted;
     // The marker is claimed before the pair is taken: of concurrent refreshes on any server one
     // rotates, and every other finds the marker and is answered as a reuse.
     if (!(await reuse.claimSession(key, markerMs))) return this.reusedSession(refreshToken, key, principalId);
@@ -180,6 +191,69 @@ export class SessionLifecycle {
     await reuse.keepSuccessor(refreshToken, result);
     await logins.touch(fam);
     return result;
+  }
+
+  /** {@link upgrade} as one script; undefined when the store has no epoch, which the step-by-step path starts. */
+  private async upgradeScripted(claims: JwtClaims, scripts: SessionScripts): Promise<UpgradeResult | undefined> {
+    const { pairs, jwts, security } = this.parts;
+    const principal = principalFromClaims(claims, security, 'session');
+    const draft = pairs.draft();
+    let outcome: Awaited<ReturnType<SessionScripts['upgrade']>>;
+    try {
+      outcome = await scripts.upgrade(claims, principal, draft);
+    } catch (error) {
+      // The script may have run before the reply was lost: undo it, as the step-by-step path undoes its writes.
+      await pairs.revokeByAccess(draft.accessToken).catch(() => undefined);
+      await jwts.releaseUse(claims).catch(() => undefined);
+      throw error;
+    }
+    if (outcome.kind !== 'stored') {
+      if (outcome.kind === 'no-epoch') return undefined;
+      throw outcome.kind === 'used' ? new TokenError('revoked', 'token refused: already upgraded or revoked') : new TokenError('revoked');
+    }
+    if (outcome.pairsHeld > pairs.limit) await this.trimSessions(principal.id);
+    return pairs.result(draft, principal);
+  }
+
+  /**
+   * {@link refreshSession} as one script; undefined when the step-by-step path must decide (the
+   * store has no epoch, or the pair's record is not in the form the script can copy).
+   */
+  private async refreshScripted(
+    refreshToken: string,
+    key: string,
+    markerMs: number,
+    principalId: string | undefined,
+    scripts: SessionScripts,
+  ): Promise<RefreshResult | undefined> {
+    const { pairs, hub, reuse, logger } = this.parts;
+    const draft = pairs.draft();
+    const outcome = await scripts.refresh(key, draft, markerMs);
+    if (outcome.kind === 'reused') return this.reusedSession(refreshToken, key, principalId);
+    if (outcome.kind === 'unknown') throw new TokenError('revoked', 'token refused: unknown, expired or already used');
+    if (outcome.kind === 'revoked') {
+      hub.announce({ sessionKeys: [outcome.replacedAccessKey], jtis: [] });
+      throw new TokenError('revoked');
+    }
+    if (outcome.kind !== 'rotated') return undefined;
+    const { record, pairsHeld } = outcome;
+    const principal = frozenPrincipal(record.principal);
+    const session = pairs.result(draft, principal);
+    const replacedAccessToken = record.sealedAccess === undefined ? undefined : openWith('paired access', refreshToken, record.sealedAccess);
+    const successors =
+      replacedAccessToken === undefined ? [] : [{ from: record.access, sealed: sealUnder('access successor', replacedAccessToken, session.accessToken) }];
+    hub.announce({ sessionKeys: [record.access], jtis: [], ...(successors.length > 0 && { successors }) });
+    if (pairsHeld > pairs.limit) await this.trimSessions(principal.id);
+    const result: RefreshResult = { kind: 'session', session };
+    // Not waited for: a repeated refresh within the grace waits for it (RefreshReuse.successor).
+    reuse.keepSuccessor(refreshToken, result).catch((error: unknown) => logger.warn('could not keep the successor of a refreshed session', describeError(error)));
+    return result;
+  }
+
+  /** {@link revoke} of a session token as one script. */
+  private async revokeScripted(token: string, scripts: SessionScripts): Promise<boolean> {
+    if (!isSessionToken(token)) return false;
+    return (await scripts.revoke(sessionKey(token))) !== undefined;
   }
 
   /** A session refresh token presented again: the same successor within the grace, else theft. */

@@ -20,6 +20,22 @@ export interface SessionLifetimes {
 
 type Index = 'principal-sessions' | 'family-sessions';
 
+/** A new pair's tokens and what is stored about it, before anything is stored. */
+export interface PairDraft {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** The keys the two records are stored under. */
+  readonly access: string;
+  readonly refresh: string;
+  /** The UDP `sid` of the access token, hex. */
+  readonly sidHex: string;
+  /** Epoch ms. */
+  readonly accessExpires: number;
+  readonly refreshExpires: number;
+  /** The access token sealed under the refresh token (kept in the refresh record). */
+  readonly sealedAccess: string;
+}
+
 /**
  * Reads and writes session pairs, each token under its digest (`sessionKey`): the records
  * link the pair's two keys, never a token. Tokens passed in must already have passed
@@ -45,29 +61,61 @@ export class SessionPairStore {
 
   /** Stores a new pair for the principal; `replacing` is a pair consumed by rotation, removed in the same write. */
   async create(principal: Principal, fam: string | undefined, replacing?: { access: string; refresh: string }): Promise<UpgradeResult> {
-    const now = Date.now();
-    const accessToken = newSessionToken();
-    const refreshToken = newSessionToken();
-    const access = sessionKey(accessToken);
-    const refresh = sessionKey(refreshToken);
-    const sid = udpSessionId(accessToken);
-    const accessExpires = now + this.lifetimes.accessMs;
-    const refreshExpires = now + this.lifetimes.refreshMs;
-    const accessRecord: AccessRecord = Object.freeze(fam === undefined ? { principal, refresh, accessExpires } : { principal, refresh, fam, accessExpires });
-    const sealedAccess = sealUnder('paired access', refreshToken, accessToken);
-    const refreshRecord: RefreshRecord = Object.freeze(fam === undefined ? { principal, access, sealedAccess, refreshExpires } : { principal, access, sealedAccess, fam, refreshExpires });
+    const draft = this.draft();
+    const { accessRecord, refreshRecord } = this.records(draft, principal, fam);
     const writes: CacheWrite[] = replacing ? [{ kind: 'delete', ns: 'session', key: replacing.access }, ...this.unindex(principal.id, fam, replacing.refresh)] : [];
     writes.push(
-      { kind: 'set', ns: 'session', key: access, value: accessRecord, ttlMs: this.lifetimes.accessMs },
+      { kind: 'set', ns: 'session', key: draft.access, value: accessRecord, ttlMs: this.lifetimes.accessMs },
       // The UDP sid names the access record; it dies with it (a deleted record leaves the index pointing nowhere).
-      { kind: 'set', ns: 'udp-session', key: sid.toString('hex'), value: access, ttlMs: this.lifetimes.accessMs },
-      { kind: 'set', ns: 'session-refresh', key: refresh, value: refreshRecord, ttlMs: this.lifetimes.refreshMs },
-      { kind: 'add-member', ns: 'principal-sessions', key: principal.id, member: refresh, ttlMs: this.lifetimes.refreshMs },
+      { kind: 'set', ns: 'udp-session', key: draft.sidHex, value: draft.access, ttlMs: this.lifetimes.accessMs },
+      { kind: 'set', ns: 'session-refresh', key: draft.refresh, value: refreshRecord, ttlMs: this.lifetimes.refreshMs },
+      { kind: 'add-member', ns: 'principal-sessions', key: principal.id, member: draft.refresh, ttlMs: this.lifetimes.refreshMs },
     );
-    if (fam !== undefined) writes.push({ kind: 'add-member', ns: 'family-sessions', key: fam, member: refresh, ttlMs: this.lifetimes.refreshMs });
+    if (fam !== undefined) writes.push({ kind: 'add-member', ns: 'family-sessions', key: fam, member: draft.refresh, ttlMs: this.lifetimes.refreshMs });
     await this.cache.write(writes);
-    const pair = { accessToken, refreshToken, accessExpiration: new Date(accessExpires), refreshExpiration: new Date(refreshExpires), principal };
-    return Object.freeze(this.udpKeys.canDerive ? { ...pair, udpKey: this.udpKeys.keyFor(sid).toString('base64url') } : pair);
+    return this.result(draft, principal);
+  }
+
+  /** New tokens for a pair, their keys and expiries; nothing is stored yet (see {@link create}). */
+  draft(now = Date.now()): PairDraft {
+    const accessToken = newSessionToken();
+    const refreshToken = newSessionToken();
+    return Object.freeze({
+      accessToken,
+      refreshToken,
+      access: sessionKey(accessToken),
+      refresh: sessionKey(refreshToken),
+      sidHex: udpSessionId(accessToken).toString('hex'),
+      accessExpires: now + this.lifetimes.accessMs,
+      refreshExpires: now + this.lifetimes.refreshMs,
+      sealedAccess: sealUnder('paired access', refreshToken, accessToken),
+    });
+  }
+
+  /** The two records of a drafted pair: each links the other's key, never a token. */
+  records(draft: PairDraft, principal: Principal, fam: string | undefined): { accessRecord: AccessRecord; refreshRecord: RefreshRecord } {
+    const { access, refresh, accessExpires, refreshExpires, sealedAccess } = draft;
+    return {
+      accessRecord: Object.freeze(fam === undefined ? { principal, refresh, accessExpires } : { principal, refresh, fam, accessExpires }),
+      refreshRecord: Object.freeze(fam === undefined ? { principal, access, sealedAccess, refreshExpires } : { principal, access, sealedAccess, fam, refreshExpires }),
+    };
+  }
+
+  /** What the holder of a drafted pair is handed once it is stored. */
+  result(draft: PairDraft, principal: Principal): UpgradeResult {
+    const { accessToken, refreshToken } = draft;
+    const pair = { accessToken, refreshToken, accessExpiration: new Date(draft.accessExpires), refreshExpiration: new Date(draft.refreshExpires), principal };
+    return Object.freeze(this.udpKeys.canDerive ? { ...pair, udpKey: this.udpKeys.keyFor(Buffer.from(draft.sidHex, 'hex')).toString('base64url') } : pair);
+  }
+
+  /** How long a pair's access and refresh records live. */
+  get lifetimesMs(): SessionLifetimes {
+    return this.lifetimes;
+  }
+
+  /** `session:max-per-principal`: a principal holding more pairs is trimmed ({@link trimToLimit}). */
+  get limit(): number {
+    return this.maxPerPrincipal;
   }
 
   /** The live access record of a session access token. */

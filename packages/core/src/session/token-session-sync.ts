@@ -25,6 +25,7 @@ import { RefreshReuse } from './refresh-reuse.js';
 import { RevocationHub } from './revocation-hub.js';
 import { SessionLifecycle } from './session-lifecycle.js';
 import { SessionPairStore } from './session-pair-store.js';
+import { SessionScripts } from './session-scripts.js';
 
 /** How long the in-memory store's verdicts are kept: a bound on memory, not on staleness. */
 const IN_MEMORY_NEAR_CACHE_MS = 60_000;
@@ -108,7 +109,9 @@ export class TokenSessionSync {
       publish: (principalId: string, frameJson: string) => bus.publishPush(principalId, frameJson),
       subscribe: (listener: PushListener) => bus.onPush(listener),
     });
-    this.lifecycle = new SessionLifecycle({ security, validator, issuer, pairs, jwts, hub: this.hub, reuse, logins: this.logins, logger });
+    const { scripts: run } = stores.cache;
+    const scripts = run && bus.fromScripts && new SessionScripts(run, bus.fromScripts, pairs, jwts, this.logins, pairs.lifetimesMs);
+    this.lifecycle = new SessionLifecycle({ security, validator, issuer, pairs, jwts, hub: this.hub, reuse, logins: this.logins, logger, scripts });
   }
 
   /**

@@ -76,6 +76,21 @@ export type CacheWrite =
 export type CacheRef = readonly [ns: CacheNamespace, key: string];
 
 /**
+ * Runs a server-side Lua script on the store as one step, in one round trip. The script names
+ * its entries itself: `ARGV[1]` is the key prefix, and an entry of namespace `ns` and key `id`
+ * is `ARGV[1] .. ':' .. ns .. ':' .. id`; the caller's arguments follow from `ARGV[2]`. Values
+ * it writes keep keyv's envelope (`{"value":…,"expires":…}`, see cache-entry.ts).
+ *
+ * @example
+ * ```ts
+ * const count = await cache.scripts?.run(countScript, ['player-42']);
+ * ```
+ */
+export interface CacheScripts {
+  run(script: { readonly source: string; readonly sha: string }, args: readonly string[]): Promise<unknown>;
+}
+
+/**
  * Namespaced key-value store with TTLs, atomic one-winner operations and the revocation
  * bus. Values are JSON-compatible and must be treated as immutable once stored.
  * Every method rejects with `PortcullisError('unavailable')` when the backing store
@@ -91,6 +106,12 @@ export interface CacheStore {
   readonly provider: 'inmemory' | 'redis';
   /** Fleet-wide (Redis) or in-process (memory) revocation events. */
   readonly revocations: RevocationBus;
+  /**
+   * Present where one server holds every entry (Redis `single` and `sentinel`): an operation
+   * on several entries can then run as one script. Absent in memory, whose operations are
+   * synchronous steps already, and on a Redis Cluster, where one operation's entries span slots.
+   */
+  readonly scripts?: CacheScripts;
   get<T>(ns: CacheNamespace, key: string): Promise<T | undefined>;
   /** Reads several entries of any namespaces in one round trip. */
   getMany(refs: readonly CacheRef[]): Promise<unknown[]>;

@@ -11,7 +11,7 @@ import { Keyv } from 'keyv';
 import type { Logger } from '../contracts/logger.js';
 import { ConfigError } from '../errors/portcullis-error.js';
 import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './cache-entry.js';
-import { storeUnavailable, type CacheNamespace, type CacheRef, type CacheStore, type CacheWrite } from './cache-store.js';
+import { storeUnavailable, type CacheNamespace, type CacheRef, type CacheScripts, type CacheStore, type CacheWrite } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, topologyOf, waitUntilReady, type RedisClient, type RedisTarget } from './redis-connection.js';
 import { RedisRevocationBus } from './redis-revocation-bus.js';
 import { RedisScript } from './redis-script.js';
@@ -68,6 +68,7 @@ export class RedisCacheStore implements CacheStore {
   readonly revocations: RedisRevocationBus;
   /** The command connection (also used by keyv). */
   readonly client: RedisClient;
+  readonly scripts: CacheScripts | undefined;
   private readonly keyv: Keyv;
   private readonly prefix: string;
   private readonly timeoutMs: number;
@@ -97,6 +98,9 @@ export class RedisCacheStore implements CacheStore {
     this.keyv.namespace = undefined; // keys are namespaced here; see fullKey
     this.keyv.on('error', () => {});
     this.revocations = new RedisRevocationBus(this.client, `${this.prefix}:revocations`, logger, this.timeoutMs);
+    this.scripts = this.cluster
+      ? undefined
+      : { run: (script, args) => this.run(() => new RedisScript(script.source, script.sha).run(this.client, [], [this.prefix, ...args])) };
   }
 
   get<T>(ns: CacheNamespace, key: string): Promise<T | undefined> {

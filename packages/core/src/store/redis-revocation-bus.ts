@@ -12,7 +12,7 @@ import type { Logger } from '../contracts/logger.js';
 import type { CredentialsRevoked, SessionSuccessor } from '../contracts/sessions.js';
 import { storeUnavailable } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, topologyOf, type RedisClient } from './redis-connection.js';
-import { LocalRevocationBus } from './revocation-bus.js';
+import { LocalRevocationBus, type ScriptedBroadcast } from './revocation-bus.js';
 
 interface BusMessage {
   /** The publishing bus, so it does not deliver its own events twice. */
@@ -86,6 +86,13 @@ export class RedisRevocationBus extends LocalRevocationBus {
     this.sharded = topology === 'cluster';
     this.ownSubscriber = topology === 'single';
     this.subscriber = this.ownSubscriber ? openRedisClient('', logger, 'revocation subscriber', publisher) : publisher;
+    this.fromScripts = this.sharded
+      ? undefined
+      : {
+          channel,
+          message: (event) => JSON.stringify({ o: this.origin, e: event } satisfies BusMessage),
+          delivered: (event) => this.deliver(event),
+        };
     this.subscriber.on('error', () => this.onLost());
     if (this.ownSubscriber) {
       this.subscriber.on('ready', () => void this.onReady());
@@ -97,15 +104,16 @@ export class RedisRevocationBus extends LocalRevocationBus {
     }
   }
 
+  readonly fromScripts: ScriptedBroadcast | undefined;
+
   override get live(): boolean {
     return this.trusted && (this.ownSubscriber ? this.subscriber.isReady : this.subscriber.isOpen);
   }
 
   override async publish(event: CredentialsRevoked): Promise<void> {
     this.deliver(event);
-    const message: BusMessage = { o: this.origin, e: event };
     try {
-      const text = JSON.stringify(message);
+      const text = JSON.stringify({ o: this.origin, e: event } satisfies BusMessage);
       await this.send(text);
     } catch {
       // The revocation itself is stored; other servers drop their near caches when their own

@@ -22,8 +22,11 @@ export class RedisScript {
   /** The SHA-1 Redis caches the script under. */
   readonly sha: string;
 
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
+  constructor(
+    readonly source: string,
+    sha?: string,
+  ) {
+    this.sha = sha ?? createHash('sha1').update(source).digest('hex');
   }
 
   /** Runs the script on `keys` (all in one slot on a cluster) with `args`; answers its reply. */

@@ -31,7 +31,31 @@ export interface RevocationBus {
   publishPush(principalId: string, frameJson: string): Promise<void>;
   /** Listens for the pushes other servers publish; returns the unsubscribe function. */
   onPush(listener: PushListener): () => void;
+  /**
+   * Present where a store script can broadcast an event in the same step as the writes it
+   * announces (Redis with classic pub/sub, see `CacheStore.scripts`).
+   */
+  readonly fromScripts?: ScriptedBroadcast;
   close(): Promise<void>;
+}
+
+/**
+ * How a store script broadcasts a revocation: it `PUBLISH`es {@link message} on {@link channel}
+ * and the caller then calls {@link delivered}, which delivers the event on this server (whose
+ * own subscriber ignores the message).
+ *
+ * @example
+ * ```ts
+ * const args = [broadcast.channel, broadcast.message(event)];
+ * await cache.scripts.run(script, args);
+ * broadcast.delivered(event);
+ * ```
+ */
+export interface ScriptedBroadcast {
+  readonly channel: string;
+  /** The text {@link RevocationBus.publish} would send for the event. */
+  message(event: CredentialsRevoked): string;
+  delivered(event: CredentialsRevoked): void;
 }
 
 

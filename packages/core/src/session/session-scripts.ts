@@ -1,0 +1,289 @@
+/**
+ * Upgrade, refresh and revoke as one Lua script each, for a store where one server holds
+ * every entry (Redis `single` and `sentinel`, see `CacheStore.scripts`): one round trip, and
+ * Redis runs the script as one step, so the check, the one-winner claim and the writes cannot
+ * interleave with any other operation. Each script does what the step-by-step path of
+ * `SessionLifecycle` does (which memory and a Redis Cluster keep), in the same order, on the
+ * same entries and in keyv's envelope. Upgrade and revoke publish their revocation event from
+ * the script too, so the event is on its way to the fleet before the caller has its answer, as
+ * when it is published on its own; a refresh's event carries the new access token sealed under
+ * the old one, which only this process can open, so it is published after the script. Trimming to
+ * `session:max-per-principal` (rare: only a principal over the limit) stays in TypeScript.
+ */
+import type { Principal } from '../contracts/principal.js';
+import type { JwtClaims } from '../contracts/tokens.js';
+import { encodeEntry } from '../store/cache-entry.js';
+import type { CacheScripts } from '../store/cache-store.js';
+import type { ScriptedBroadcast } from '../store/revocation-bus.js';
+import { RedisScript } from '../store/redis-script.js';
+import { epochSecondsNow } from '../store/store-epoch.js';
+import type { JwtInvalidation } from './jwt-invalidation.js';
+import type { LoginInventory } from './login-inventory.js';
+import type { PairDraft, SessionPairStore } from './session-pair-store.js';
+import type { RefreshRecord } from './session-record.js';
+
+/**
+ * Shared by the scripts. `ARGV[1]` is the key prefix (see `CacheScripts`). `lineage` decides as
+ * `JwtInvalidation.isLineageRevoked` does; `touchLogin` is `LoginInventory.touch`.
+ */
+const PRELUDE = `
+local prefix = ARGV[1]
+local function key(ns, id) return prefix .. ':' .. ns .. ':' .. id end
+local function valueOf(raw)
+  if not raw then return nil end
+  local ok, entry = pcall(cjson.decode, raw)
+  if not ok or type(entry) ~= 'table' then return nil end
+  return entry.value
+end
+local function addMember(k, member, ttl)
+  redis.call('SADD', k, member)
+  redis.call('PEXPIRE', k, ttl, 'NX')
+  redis.call('PEXPIRE', k, ttl, 'GT')
+end
+local function unindex(principal, fam, refresh)
+  if principal then redis.call('SREM', key('principal-sessions', principal), refresh) end
+  if fam then redis.call('SREM', key('family-sessions', fam), refresh) end
+end
+local function lineage(iat, principal, fam)
+  local cutoff = valueOf(redis.call('GET', key('principal-cutoff', principal)))
+  if type(cutoff) == 'number' and iat <= cutoff then return 'revoked' end
+  if fam and redis.call('EXISTS', key('revoked-family', fam)) == 1 then return 'revoked' end
+  local epoch = valueOf(redis.call('GET', key('store-epoch', '')))
+  if type(epoch) ~= 'number' then return 'no-epoch' end
+  if iat < epoch then return 'revoked' end
+  return 'ok'
+end
+local function touchLogin(fam, upgraded, now, ttl)
+  local login = valueOf(redis.call('GET', key('login', fam)))
+  if type(login) ~= 'table' or type(login.principalId) ~= 'string' then return end
+  login.refreshedAt = now
+  if upgraded then login.upgraded = true end
+  redis.call('SET', key('login', fam), cjson.encode({ value = login, expires = now + ttl }), 'PX', ttl)
+  addMember(key('principal-logins', login.principalId), fam, ttl)
+end
+`;
+
+/**
+ * ARGV: 2 iat, 3 sub, 4 fam or '', 5 jti, 6 used-jwt entry, 7 its TTL, 8 access key, 9 access
+ * entry, 10 access TTL, 11 sid hex, 12 udp-session entry, 13 refresh key, 14 refresh entry,
+ * 15 refresh TTL, 16 now (ms), 17 login TTL, 18 principal id, 19 revocation channel, 20 the
+ * event that closes the connections authenticated with the JWT.
+ * Answers `{'ok', pairs the principal holds}`, `{'revoked'}`, `{'used'}` or `{'no-epoch'}`.
+ */
+const UPGRADE = new RedisScript(`${PRELUDE}
+local fam = ARGV[4] ~= '' and ARGV[4] or nil
+local verdict = lineage(tonumber(ARGV[2]), ARGV[3], fam)
+if verdict ~= 'ok' then return { verdict } end
+if not redis.call('SET', key('used-jwt', ARGV[5]), ARGV[6], 'PX', ARGV[7], 'NX') then return { 'used' } end
+redis.call('SET', key('session', ARGV[8]), ARGV[9], 'PX', ARGV[10])
+redis.call('SET', key('udp-session', ARGV[11]), ARGV[12], 'PX', ARGV[10])
+redis.call('SET', key('session-refresh', ARGV[13]), ARGV[14], 'PX', ARGV[15])
+addMember(key('principal-sessions', ARGV[18]), ARGV[13], ARGV[15])
+if fam then
+  addMember(key('family-sessions', fam), ARGV[13], ARGV[15])
+  touchLogin(fam, true, tonumber(ARGV[16]), tonumber(ARGV[17]))
+end
+redis.call('PUBLISH', ARGV[19], ARGV[20])
+return { 'ok', redis.call('SCARD', key('principal-sessions', ARGV[18])) }
+`);
+
+/**
+ * ARGV: 2 old refresh key, 3 claimed marker entry, 4 marker TTL, 5 now (s), 6 new access key,
+ * 7 new refresh key, 8 sid hex, 9 udp-session entry, 10 access TTL, 11 refresh TTL,
+ * 12 accessExpires, 13 refreshExpires, 14 sealed access, 15 now (ms), 16 marker expiry,
+ * 17 login TTL.
+ * The new records carry the old record's principal as it was stored, byte for byte: the script
+ * copies its JSON text (the record starts with it, and the last `,"access":"` ends it: nothing
+ * after the principal can hold that text) instead of decoding and encoding it again.
+ * Answers `{'ok', old refresh entry, pairs the principal holds}`, `{'revoked', old access key}`,
+ * `{'reused'}`, `{'unknown'}`, `{'unreadable'}` or `{'no-epoch'}`.
+ */
+const REFRESH = new RedisScript(`${PRELUDE}
+local marker = key('used-session-refresh', ARGV[2])
+if not redis.call('SET', marker, ARGV[3], 'PX', ARGV[4], 'NX') then return { 'reused' } end
+local recordKey = key('session-refresh', ARGV[2])
+local raw = redis.call('GET', recordKey)
+local record = valueOf(raw)
+if type(record) ~= 'table' then
+  redis.call('DEL', marker)
+  return { 'unknown' }
+end
+local head = '{"value":{"principal":'
+local tail, from = nil, 1
+while true do
+  local at = string.find(raw, ',"access":"', from, true)
+  if not at then break end
+  tail, from = at, at + 1
+end
+if string.sub(raw, 1, #head) ~= head or not tail or type(record.principal) ~= 'table'
+  or type(record.principal.id) ~= 'string' or type(record.access) ~= 'string' then
+  redis.call('DEL', marker)
+  return { 'unreadable' }
+end
+local principal = record.principal.id
+local fam = type(record.fam) == 'string' and record.fam or nil
+local verdict = lineage(tonumber(ARGV[5]), principal, fam)
+if verdict == 'no-epoch' then
+  redis.call('DEL', marker)
+  return { verdict }
+end
+redis.call('DEL', recordKey)
+redis.call('UNLINK', key('session', record.access))
+unindex(principal, fam, ARGV[2])
+if verdict == 'revoked' then
+  redis.call('DEL', marker)
+  return { verdict, record.access }
+end
+local principalJson = string.sub(raw, #head + 1, tail - 1)
+local famJson = fam and (',"fam":' .. cjson.encode(fam)) or ''
+redis.call('SET', key('session', ARGV[6]),
+  '{"value":{"principal":' .. principalJson .. ',"refresh":"' .. ARGV[7] .. '"' .. famJson .. ',"accessExpires":' .. ARGV[12] .. '},"expires":' .. ARGV[12] .. '}',
+  'PX', ARGV[10])
+redis.call('SET', key('udp-session', ARGV[8]), ARGV[9], 'PX', ARGV[10])
+redis.call('SET', key('session-refresh', ARGV[7]),
+  '{"value":{"principal":' .. principalJson .. ',"access":"' .. ARGV[6] .. '","sealedAccess":"' .. ARGV[14] .. '"' .. famJson .. ',"refreshExpires":' .. ARGV[13] .. '},"expires":' .. ARGV[13] .. '}',
+  'PX', ARGV[11])
+addMember(key('principal-sessions', principal), ARGV[7], ARGV[11])
+if fam then addMember(key('family-sessions', fam), ARGV[7], ARGV[11]) end
+redis.call('SET', marker,
+  '{"value":{"usedAt":' .. ARGV[15] .. ',"principalId":' .. cjson.encode(principal) .. ',"next":"' .. ARGV[7] .. '"},"expires":' .. ARGV[16] .. '}',
+  'PX', ARGV[4])
+if fam then touchLogin(fam, false, tonumber(ARGV[15]), tonumber(ARGV[17])) end
+return { 'ok', raw, redis.call('SCARD', key('principal-sessions', principal)) }
+`);
+
+/**
+ * ARGV: 2 the key of a session token, 3 revocation channel, 4 and 5 the event's text before and
+ * after the revoked access key. Takes the pair, whichever token of the pair it is, and
+ * announces it; answers the pair's access key, or nil when no live pair has that token.
+ */
+const REVOKE = new RedisScript(`${PRELUDE}
+local function principalOf(record) return type(record.principal) == 'table' and record.principal.id or nil end
+local record = valueOf(redis.call('GETDEL', key('session', ARGV[2])))
+if type(record) == 'table' and type(record.refresh) == 'string' then
+  redis.call('UNLINK', key('session-refresh', record.refresh))
+  unindex(principalOf(record), type(record.fam) == 'string' and record.fam or nil, record.refresh)
+  redis.call('PUBLISH', ARGV[3], ARGV[4] .. ARGV[2] .. ARGV[5])
+  return ARGV[2]
+end
+record = valueOf(redis.call('GETDEL', key('session-refresh', ARGV[2])))
+if type(record) == 'table' and type(record.access) == 'string' then
+  redis.call('UNLINK', key('session', record.access))
+  unindex(principalOf(record), type(record.fam) == 'string' and record.fam or nil, ARGV[2])
+  redis.call('PUBLISH', ARGV[3], ARGV[4] .. record.access .. ARGV[5])
+  return record.access
+end
+return false
+`);
+
+/** Stands for the revoked access key in the event text the revoke script completes (the text holds nothing else it could match). */
+const ACCESS_KEY_SLOT = '--access-key--';
+
+/** What a scripted upgrade found. */
+export type ScriptedUpgrade =
+  | { readonly kind: 'stored'; readonly pairsHeld: number }
+  | { readonly kind: 'revoked' | 'used' | 'no-epoch' };
+
+/** What a scripted refresh found. */
+export type ScriptedRefresh =
+  | { readonly kind: 'rotated'; readonly record: RefreshRecord; readonly pairsHeld: number }
+  | { readonly kind: 'revoked'; readonly replacedAccessKey: string }
+  | { readonly kind: 'reused' | 'unknown' | 'unreadable' | 'no-epoch' };
+
+/**
+ * Runs the session scripts. `SessionLifecycle` uses it when the store offers scripts.
+ *
+ * @example
+ * ```ts
+ * const scripted = cache.scripts && new SessionScripts(cache.scripts, pairs, jwts, logins);
+ * const outcome = await scripted.upgrade(claims, principal, pairs.draft());
+ * ```
+ */
+export class SessionScripts {
+  constructor(
+    private readonly scripts: CacheScripts,
+    private readonly broadcast: ScriptedBroadcast,
+    private readonly pairs: SessionPairStore,
+    private readonly jwts: JwtInvalidation,
+    private readonly logins: LoginInventory,
+    private readonly lifetimes: { readonly accessMs: number; readonly refreshMs: number },
+  ) {}
+
+  /**
+   * If the JWT's lineage stands and its `jti` is unused: spends the `jti`, stores the drafted
+   * pair with its index entries, notes the upgrade in the login's record and announces that the
+   * JWT is spent (here and to the fleet).
+   */
+  async upgrade(claims: JwtClaims, principal: Principal, draft: PairDraft): Promise<ScriptedUpgrade> {
+    const { accessRecord, refreshRecord } = this.pairs.records(draft, principal, claims.fam);
+    const event = Object.freeze({ kind: 'revoked', sessionKeys: [], jtis: [claims.jti] } as const);
+    const now = Date.now();
+    const usedMs = Math.ceil(this.jwts.markerTtlMs(claims));
+    const { accessMs, refreshMs } = this.lifetimes;
+    const reply = (await this.scripts.run(UPGRADE, [
+      String(claims.iat),
+      claims.sub,
+      claims.fam ?? '',
+      claims.jti,
+      encodeEntry(true, usedMs, now),
+      String(usedMs),
+      draft.access,
+      encodeEntry(accessRecord, accessMs, now),
+      String(accessMs),
+      draft.sidHex,
+      encodeEntry(draft.access, accessMs, now),
+      draft.refresh,
+      encodeEntry(refreshRecord, refreshMs, now),
+      String(refreshMs),
+      String(now),
+      String(this.logins.ttlMs),
+      principal.id,
+      this.broadcast.channel,
+      this.broadcast.message(event),
+    ])) as [string, number?];
+    if (reply[0] !== 'ok') return { kind: reply[0] as 'revoked' | 'used' | 'no-epoch' };
+    this.broadcast.delivered(event);
+    return { kind: 'stored', pairsHeld: Number(reply[1]) };
+  }
+
+  /**
+   * Claims the reuse marker of the refresh token under `refresh`, takes its pair and stores the
+   * drafted pair in its place (same principal and family), completes the marker with the
+   * successor and notes the refresh in the login's record. A pair whose lineage was revoked is
+   * taken and not replaced.
+   */
+  async refresh(refresh: string, draft: PairDraft, markerMs: number): Promise<ScriptedRefresh> {
+    const now = Date.now();
+    const { accessMs, refreshMs } = this.lifetimes;
+    const reply = (await this.scripts.run(REFRESH, [
+      refresh,
+      encodeEntry({ usedAt: now }, markerMs, now),
+      String(markerMs),
+      String(epochSecondsNow()),
+      draft.access,
+      draft.refresh,
+      draft.sidHex,
+      encodeEntry(draft.access, accessMs, now),
+      String(accessMs),
+      String(refreshMs),
+      String(draft.accessExpires),
+      String(draft.refreshExpires),
+      draft.sealedAccess,
+      String(now),
+      String(now + markerMs),
+      String(this.logins.ttlMs),
+    ])) as [string, string?, number?];
+    if (reply[0] === 'ok') return { kind: 'rotated', record: (JSON.parse(reply[1]!) as { value: RefreshRecord }).value, pairsHeld: Number(reply[2]) };
+    if (reply[0] === 'revoked') return { kind: 'revoked', replacedAccessKey: reply[1]! };
+    return { kind: reply[0] as 'reused' | 'unknown' | 'unreadable' | 'no-epoch' };
+  }
+
+  /** Takes the pair of a session token's key, either token of it, and announces it; answers the pair's access key. */
+  async revoke(key: string): Promise<string | undefined> {
+    const [head, tail] = this.broadcast.message({ kind: 'revoked', sessionKeys: [ACCESS_KEY_SLOT], jtis: [] }).split(ACCESS_KEY_SLOT) as [string, string];
+    const reply = await this.scripts.run(REVOKE, [key, this.broadcast.channel, head, tail]);
+    if (typeof reply !== 'string') return undefined;
+    this.broadcast.delivered(Object.freeze({ kind: 'revoked', sessionKeys: [reply], jtis: [] }));
+    return reply;
+  }
+}
