@@ -1,14 +1,19 @@
 /**
  * What each store operation costs on the wire, counted on a real redis-server of this file's
  * own with MONITOR: every request a client sends shows up once, and the commands a script runs
- * inside Redis show up marked `lua`, so they are not requests. A `@RateLimit` claim or a lockout
- * count is one request, and keeps its window semantics.
+ * inside Redis show up marked `lua`, so they are not requests. An upgrade and a session
+ * revocation are one request (their revocation event published by the script); a session
+ * refresh is one request answered before the caller goes on, plus its revocation event, sent
+ * behind it and not waited for. A `@RateLimit` claim or a lockout count is one request, and keeps
+ * its window semantics.
  */
 import { createClient } from '@keyv/redis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { silentLoggerFactory } from '@portcullis/core';
+import type { RevocationEvent } from '@portcullis/core';
 import { RedisCacheStore } from '../src/store/redis-cache-store.js';
 import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
+import { claimsOf, createHarness, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
 const binary = findRedisServerBinary();
@@ -95,5 +100,87 @@ describe.runIf(redisUrl !== null && binary !== undefined)('Redis requests per st
     await new Promise((r) => setTimeout(r, 150));
     expect(await cache.counter('lockout-failures', 'short')).toEqual({ count: 0, remainingMs: 0 });
     expect(await cache.increment('lockout-failures', 'short', 100)).toBe(1);
+  });
+});
+
+describe.runIf(redisUrl !== null && binary !== undefined)('Redis requests per session operation (single server)', () => {
+  let redis: RedisServer;
+  let a: SessionHarness;
+  let b: SessionHarness;
+  let wire: Awaited<ReturnType<typeof watch>>;
+  const verbs = (requests: string[]) => requests.map((r) => r.split(' ')[0]!.replaceAll('"', ''));
+  beforeAll(async () => {
+    redis = await startRedisServer(binary);
+    a = await createHarness({ provider: 'redis', redisUrl: redis.url });
+    b = await a.twin();
+    // The first use of each script may send it in full; count from the second on.
+    const warm = await a.sessions.upgrade(a.issuer.issueLoginPair('warm-up').accessToken);
+    await a.sessions.refresh(warm.refreshToken);
+    await a.sessions.revoke(warm.refreshToken);
+    wire = await watch(redis.url);
+  });
+  afterAll(async () => {
+    await wire?.close();
+    await a?.close();
+    await redis?.stop();
+  });
+
+  it('upgrades a JWT with one request, spends the JWT exactly once and tells the other server', async () => {
+    const login = a.issuer.issueLoginPair('one-trip');
+    await a.sessions.recordLogin('one-trip', claimsOf(a, login.accessToken).fam!);
+    const seen: RevocationEvent[] = [];
+    const off = b.sessions.onRevocation((event) => seen.push(event));
+    let session!: Awaited<ReturnType<typeof a.sessions.upgrade>>;
+    const requests = await wire.requestsDuring(async () => (session = await a.sessions.upgrade(login.accessToken)));
+    expect(verbs(requests)).toEqual(['evalsha']);
+    expect(await b.sessions.validate(session.accessToken)).toMatchObject({ id: 'one-trip' });
+    await vi.waitFor(() => expect(seen).toContainEqual({ kind: 'revoked', sessionKeys: [], jtis: [claimsOf(a, login.accessToken).jti] }), { timeout: 5000, interval: 5 });
+    off();
+    const again = await Promise.allSettled([a.sessions.upgrade(login.accessToken), b.sessions.upgrade(login.accessToken)]);
+    expect(again.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    const caller = await a.sessions.loginCaller(session.accessToken);
+    expect((await a.sessions.listLogins(caller!)).map((l) => l.upgraded)).toEqual([true]);
+  });
+
+  it('of concurrent upgrades of one JWT on two servers, exactly one wins', async () => {
+    for (let i = 0; i < 20; i++) {
+      const jwt = a.issuer.issueLoginPair(`race-${i}`).accessToken;
+      const results = await Promise.allSettled([a.sessions.upgrade(jwt), b.sessions.upgrade(jwt), a.sessions.upgrade(jwt), b.sessions.upgrade(jwt)]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    }
+  });
+
+  it('refreshes a session with one request the caller waits for, its event sent behind it; of concurrent refreshes exactly one rotates', async () => {
+    const first = await a.sessions.upgrade(a.issuer.issueLoginPair('rotating').accessToken);
+    await b.sessions.validate(first.accessToken);
+    let next!: Awaited<ReturnType<typeof a.sessions.refresh>>;
+    const requests = await wire.requestsDuring(async () => (next = await a.sessions.refresh(first.refreshToken)));
+    expect(verbs(requests)).toEqual(['evalsha', 'publish']);
+    expect(next.kind).toBe('session');
+    const session = next.kind === 'session' ? next.session : undefined;
+    expect(session?.principal).toMatchObject({ id: 'rotating' });
+    expect(await b.sessions.validate(session!.accessToken)).toMatchObject({ id: 'rotating' });
+    await vi.waitFor(async () => expect(await b.sessions.validate(first.accessToken)).toBeUndefined(), { timeout: 5000, interval: 5 });
+
+    const racers = await Promise.allSettled([a.sessions.refresh(session!.refreshToken), b.sessions.refresh(session!.refreshToken), a.sessions.refresh(session!.refreshToken)]);
+    expect(racers.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  it('revokes a session with one request, by either token, exactly once, and tells the other server', async () => {
+    const session = await a.sessions.upgrade(a.issuer.issueLoginPair('leaving').accessToken);
+    await b.sessions.validate(session.accessToken);
+    expect(b.sessions.peek(session.accessToken)).toBeDefined();
+    let revoked = false;
+    const requests = await wire.requestsDuring(async () => (revoked = await a.sessions.revoke(session.accessToken)));
+    expect(verbs(requests)).toEqual(['evalsha']);
+    expect(revoked).toBe(true);
+    await vi.waitFor(() => expect(b.sessions.peek(session.accessToken)).toBeUndefined(), { timeout: 5000, interval: 5 });
+    expect(await b.sessions.validate(session.accessToken)).toBeUndefined();
+    expect(await a.sessions.refresh(session.refreshToken).catch((e: { reason?: string }) => e.reason)).toBe('revoked');
+    expect(await Promise.all([a.sessions.revoke(session.refreshToken), b.sessions.revoke(session.accessToken)])).toEqual([false, false]);
+
+    const other = await a.sessions.upgrade(a.issuer.issueLoginPair('leaving-2').accessToken);
+    expect(await b.sessions.revoke(other.refreshToken)).toBe(true);
+    expect(await a.sessions.validate(other.accessToken)).toBeUndefined();
   });
 });
