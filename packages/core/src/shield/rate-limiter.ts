@@ -7,7 +7,8 @@
  * and window) and spends each slice locally; once Redis says the window is used up,
  * the server refuses locally until the window ends, without asking again. A slice is
  * sized by what the caller used on this server in the window before, so a steady
- * caller costs one claim per window.
+ * caller costs one claim per window. A `connection` counter stays in this process on
+ * every provider: a connection lives on one server.
  */
 import { createHash } from 'node:crypto';
 import type { CacheStore } from '../store/cache-store.js';
@@ -106,7 +107,8 @@ export class RateLimiter {
     const now = Date.now();
     const windowMs = rule.windowSeconds * 1000;
     const key = `${rule.scope}\n${caller}`;
-    if (this.shared === undefined) return this.checkLocal(rule.limit, windowMs, key, now);
+    // A connection lives on this server: its counter needs no fleet.
+    if (this.shared === undefined || rule.by === 'connection') return this.checkLocal(rule.limit, windowMs, key, now);
     let window = this.fleet.get(key);
     if (window === undefined || now >= window.end) {
       const offset = window?.offset ?? rateLimitWindowOffset(key, windowMs);
