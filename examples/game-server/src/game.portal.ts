@@ -2,7 +2,7 @@
  * The example's real-time portal `/game`, served on WebSocket, TCP and UDP:
  * `ping` is open to anyone, `time` declares nothing (so `shields:fallback`
  * decides), `move` needs a session token and is limited to 20 per second per
- * player, `whoami` needs a JWT.
+ * connection, `whoami` needs a JWT.
  */
 import { AllowAnonymous, Gate, JwtShield, Portal, RateLimit, SessionShield, type GateContext } from '@portcullis/core';
 
@@ -39,9 +39,14 @@ export class GamePortal {
     return { now: Date.now() };
   }
 
-  /** Session token required, 20 per second per player: echoes the position with the principal id. */
+  /**
+   * Session token required, 20 per second per connection: echoes the position with the
+   * principal id. Counted per connection, the hottest gate never waits on Redis in a fleet
+   * (a connection lives on one server); `by: 'principal'` would share the count across
+   * the fleet at the price of a Redis call per player and window.
+   */
   @SessionShield
-  @RateLimit({ limit: 20, windowSeconds: 1 })
+  @RateLimit({ limit: 20, windowSeconds: 1, by: 'connection' })
   @Gate('move')
   move(data: MoveData, _clientId: string, ctx: GateContext): { x: number; y: number; by: string | undefined } {
     const { x, y } = (data ?? {}) as Partial<MoveData>;

@@ -1,7 +1,7 @@
 /**
  * The example's `/game` portal on all three transports, as `npm start` serves it:
  * ping open, time open unless shields:fallback says otherwise, move with a
- * session token and at most 20 per second per player, whoami with a JWT.
+ * session token and at most 20 per second per connection, whoami with a JWT.
  */
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -33,6 +33,12 @@ class FleetPortal {
     return 'steered';
   }
 
+  @SessionShield
+  @RateLimit({ limit: 5, windowSeconds: 60, by: 'connection' })
+  @Gate('wave') wave() {
+    return 'waved';
+  }
+
   @RateLimit({ limit: 2, windowSeconds: 1, by: 'ip' })
   @Gate('knock') knock() {
     return 'who is there';
@@ -134,6 +140,19 @@ describe.skipIf(!redisUrl)('@RateLimit on one Redis shared by two servers', () =
     expect(Math.abs(endOf(annOnA) - endOf(boOnA))).toBeGreaterThan(1000); // their offsets are 7.1 s apart
     const annOnB = await refusalOf(b, ann); // the window is spent fleet-wide: b refuses at once, with the same end
     expect(Math.abs(endOf(annOnB) - endOf(annOnA))).toBeLessThanOrEqual(5);
+  });
+
+  it('counts a connection in its own server without asking Redis: a connection lives on one server', async () => {
+    await twoServers();
+    const token = await a.session('fay');
+    const increments = vi.spyOn(a.stores.cache, 'increment');
+    const wave = (stack: TestStack, clientId: string, id: number) => stack.dispatcher.dispatch({ id, portal: '/fleet', gate: 'wave' }, conn(token, clientId));
+    const outcomes = [];
+    for (let i = 0; i < 7; i++) outcomes.push((await wave(a, 'w1', i)).ok);
+    expect(outcomes).toEqual([true, true, true, true, true, false, false]);
+    expect(await wave(a, 'w2', 8)).toMatchObject({ ok: true }); // another connection, its own count
+    expect(await wave(b, 'w1', 9)).toMatchObject({ ok: true }); // a connection of the same id on another server is another connection
+    expect(increments).not.toHaveBeenCalled();
   });
 
   it('counts an anonymous caller by address across the fleet, and lets it through again in the next window', async () => {

@@ -134,7 +134,8 @@ export class ConnectionProtocol {
     const refresh = readRefreshFrame(raw);
     const auth = refresh === undefined ? readAuthFrame(raw) : undefined;
     if (refresh === undefined && auth === undefined) {
-      this.replies.push(this.options.dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection).then(encodeReply));
+      const reply = this.options.dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection);
+      this.replies.push(reply instanceof Promise ? reply.then(encodeReply) : encodeReply(reply));
       return;
     }
     const { dispatcher } = this.options;

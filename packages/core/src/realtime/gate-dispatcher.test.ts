@@ -169,6 +169,21 @@ describe('GateDispatcher: routing and replies', () => {
     expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
 
+  it('answers at once, without a promise, when the shield and the handler are synchronous; a promise only when one of them waits', async () => {
+    const session = await fx.session('p-sync');
+    const connection = conn(session);
+    await dispatcher.dispatch(request('move', { x: 0, y: 0 }), connection); // the first message may read the store
+    const moved = dispatcher.dispatch(request('move', { x: 1, y: 2 }, 3), connection);
+    expect(moved).not.toBeInstanceOf(Promise);
+    expect(moved).toEqual({ id: 3, ok: true, data: { x: 1, y: 2, by: 'p-sync' } });
+    expect(dispatcher.dispatch(request('ping', undefined, 4), conn())).toEqual({ id: 4, ok: true, data: 'pong' });
+    expect(dispatcher.dispatch(request('boom', undefined, 5), conn())).toEqual({ id: 5, ok: false, error: { code: 'internal', message: 'the gate failed' } });
+    expect(dispatcher.dispatch(request('nope', undefined, 6), conn())).toEqual({ id: 6, ok: false, error: { code: 'not_found', message: expect.any(String) } });
+    const waited = dispatcher.dispatch(request('async-boom', undefined, 7), conn());
+    expect(waited).toBeInstanceOf(Promise);
+    expect(await waited).toEqual({ id: 7, ok: false, error: { code: 'internal', message: 'the gate failed' } });
+  });
+
   it('turns a result JSON cannot carry into an internal reply when encoded', async () => {
     const reply = await dispatcher.dispatch(request('bigint', undefined, 9), conn());
     expect(JSON.parse(encodeReply(reply))).toEqual({ id: 9, ok: false, error: { code: 'internal', message: 'the gate failed' } });

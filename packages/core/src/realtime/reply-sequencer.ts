@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * const next: PendingReply<string> = dispatcher.dispatchText(text, conn).then(encodeReply);
+ * const next: PendingReply<string> = Promise.resolve(dispatcher.dispatchText(text, conn)).then(encodeReply);
  * replies.push(next);
  * ```
  */

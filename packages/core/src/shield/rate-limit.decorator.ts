@@ -6,6 +6,9 @@ import { RATE_LIMIT_METADATA } from './metadata-keys.js';
  * shield established; the client address for an anonymous caller), `ip` (the
  * client address) or `connection` (the client id: one WebSocket or TCP
  * connection, one HTTP keep-alive connection, one UDP sender address and port).
+ * A connection lives on one server, so `connection` counters are kept in that
+ * process on every cache provider and never cost a Redis call: the cheapest limit
+ * for a gate a player calls many times a second.
  *
  * @example
  * ```ts
