@@ -27,13 +27,6 @@ const tail = new Uint8Array(2 * SHA256_BLOCK_BYTES);
 export function sha256Block(state: Int32Array, stateAt: number, bytes: Uint8Array, at: number): void {
   const w = schedule;
   for (let i = 0; i < 16; i++, at += 4) w[i] = (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!;
-  for (let i = 16; i < 64; i++) {
-    const x = w[i - 15]!;
-    const y = w[i - 2]!;
-    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-    w[i] = s0 + s1 + w[i - 7]! + w[i - 16]!;
-  }
   let a = state[stateAt]!;
   let b = state[stateAt + 1]!;
   let c = state[stateAt + 2]!;
@@ -43,10 +36,21 @@ export function sha256Block(state: Int32Array, stateAt: number, bytes: Uint8Arra
   let g = state[stateAt + 6]!;
   let h = state[stateAt + 7]!;
   for (let i = 0; i < 64; i++) {
+    let word: number;
+    if (i < 16) {
+      word = w[i]!;
+    } else {
+      const x = w[i - 15]!;
+      const y = w[i - 2]!;
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+      word = w[i] = (s0 + s1 + w[i - 7]! + w[i - 16]!) | 0;
+    }
     const sum1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-    const t1 = (h + sum1 + ((e & f) ^ (~e & g)) + ROUND[i]! + w[i]!) | 0;
+    // Ch(e, f, g) and Maj(a, b, c) in their shorter equivalent forms.
+    const t1 = (h + sum1 + (g ^ (e & (f ^ g))) + ROUND[i]! + word) | 0;
     const sum0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-    const t2 = (sum0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+    const t2 = (sum0 + ((a & b) | (c & (a | b)))) | 0;
     h = g;
     g = f;
     f = e;
@@ -56,14 +60,14 @@ export function sha256Block(state: Int32Array, stateAt: number, bytes: Uint8Arra
     b = a;
     a = (t1 + t2) | 0;
   }
-  state[stateAt] = (state[stateAt]! + a) | 0;
-  state[stateAt + 1] = (state[stateAt + 1]! + b) | 0;
-  state[stateAt + 2] = (state[stateAt + 2]! + c) | 0;
-  state[stateAt + 3] = (state[stateAt + 3]! + d) | 0;
-  state[stateAt + 4] = (state[stateAt + 4]! + e) | 0;
-  state[stateAt + 5] = (state[stateAt + 5]! + f) | 0;
-  state[stateAt + 6] = (state[stateAt + 6]! + g) | 0;
-  state[stateAt + 7] = (state[stateAt + 7]! + h) | 0;
+  state[stateAt] = state[stateAt]! + a;
+  state[stateAt + 1] = state[stateAt + 1]! + b;
+  state[stateAt + 2] = state[stateAt + 2]! + c;
+  state[stateAt + 3] = state[stateAt + 3]! + d;
+  state[stateAt + 4] = state[stateAt + 4]! + e;
+  state[stateAt + 5] = state[stateAt + 5]! + f;
+  state[stateAt + 6] = state[stateAt + 6]! + g;
+  state[stateAt + 7] = state[stateAt + 7]! + h;
 }
 
 /**

@@ -51,9 +51,10 @@ describe('UdpMacKey', () => {
       expect(hex(datagram.subarray(length - 16))).toBe(hex(hmac16(key, signed)));
     }
     expect(() => new UdpMacKey(randomBytes(32)).sign(new Uint8Array(15))).toThrow(RangeError);
+    expect(new UdpMacKey(randomBytes(32)).verify(new Uint8Array(15))).toBe(false);
   });
 
-  it('matches only the right MAC: any flipped bit, a wrong key or a wrong length is refused', () => {
+  it('matches (and verifies a datagram) only with the right MAC: any flipped bit, a wrong key or a wrong length is refused', () => {
     const key = randomBytes(32);
     const macKey = new UdpMacKey(key);
     for (const length of [0, 25, 55, 56, 64, 90, 200]) {
@@ -62,15 +63,22 @@ describe('UdpMacKey', () => {
       expect(macKey.matches(signed, mac)).toBe(true);
       for (let bit = 0; bit < 128; bit++) {
         const flipped = Buffer.from(mac);
-        flipped[bit >> 3] ^= 1 << (bit & 7);
+        flipped[bit >> 3]! ^= 1 << (bit & 7);
         expect(macKey.matches(signed, flipped)).toBe(false);
       }
       if (length > 0) {
         const changed = Buffer.from(signed);
-        changed[randomInt(0, length)] ^= 0x01;
+        changed[randomInt(0, length)]! ^= 0x01;
         expect(macKey.matches(changed, mac)).toBe(false);
       }
       expect(new UdpMacKey(randomBytes(32)).matches(signed, mac)).toBe(false);
+      const datagram = Buffer.concat([signed, mac]);
+      expect(macKey.verify(datagram)).toBe(true);
+      for (let bit = 0; bit < datagram.length * 8; bit += 7) {
+        const flipped = Buffer.from(datagram);
+        flipped[bit >> 3]! ^= 1 << (bit & 7);
+        expect(macKey.verify(flipped)).toBe(false);
+      }
       expect(macKey.matches(signed, mac.subarray(0, 15))).toBe(false);
       expect(macKey.matches(signed, Buffer.concat([mac, Buffer.alloc(1)]))).toBe(false);
     }

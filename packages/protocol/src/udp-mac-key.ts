@@ -21,6 +21,7 @@ const innerDigest = new Uint8Array(DIGEST_BYTES);
  * const macKey = new UdpMacKey(Buffer.from(session.udpKey, 'base64url'));
  * const datagram = layUdpDatagram(sid, seq, body);
  * macKey.sign(datagram); // fills the last 16 bytes
+ * macKey.verify(datagram); // true
  * const parts = readUdpDatagram(datagram)!;
  * macKey.matches(parts.signed, parts.mac); // true
  * ```
@@ -74,12 +75,15 @@ export class UdpMacKey {
   matches(signed: Uint8Array, mac: Uint8Array): boolean {
     if (mac.length !== MAC_BYTES) return false;
     this.#hmac(signed, signed.length);
-    let differ = 0;
-    for (let i = 0; i < MAC_BYTES / 4; i++) {
-      const word = work[i]!;
-      differ |= (mac[4 * i]! ^ (word >>> 24)) | (mac[4 * i + 1]! ^ ((word >>> 16) & 0xff)) | (mac[4 * i + 2]! ^ ((word >>> 8) & 0xff)) | (mac[4 * i + 3]! ^ (word & 0xff));
-    }
-    return differ === 0;
+    return sameAsWork(mac, 0);
+  }
+
+  /** True when a datagram's last 16 bytes are the MAC of the bytes before them (constant time); false for fewer than 16 bytes. */
+  verify(datagram: Uint8Array): boolean {
+    const macAt = datagram.length - MAC_BYTES;
+    if (macAt < 0) return false;
+    this.#hmac(datagram, macAt);
+    return sameAsWork(datagram, macAt);
   }
 
   /** HMAC-SHA256 of `bytes[0 … length)` into `work`. */
@@ -91,6 +95,17 @@ export class UdpMacKey {
     for (let i = 0; i < 8; i++) work[i] = states[8 + i]!;
     sha256Finish(work, SHA256_BLOCK_BYTES, innerDigest, DIGEST_BYTES);
   }
+}
+
+/** Compares `bytes[at … at+16)` with the first 16 bytes of `work`, every byte whatever differs. */
+function sameAsWork(bytes: Uint8Array, at: number): boolean {
+  let differ = 0;
+  for (let i = 0; i < MAC_BYTES / 4; i++) {
+    const word = work[i]!;
+    const from = at + 4 * i;
+    differ |= (bytes[from]! ^ (word >>> 24)) | (bytes[from + 1]! ^ ((word >>> 16) & 0xff)) | (bytes[from + 2]! ^ ((word >>> 8) & 0xff)) | (bytes[from + 3]! ^ (word & 0xff));
+  }
+  return differ === 0;
 }
 
 function wordsToBytes(words: Int32Array, into: Uint8Array, bytes: number): Uint8Array {
