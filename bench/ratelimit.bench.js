@@ -4,9 +4,11 @@
  * rate-limiter-flexible (RateLimiterMemory, RateLimiterRedis) doing the same count in
  * the same run. CPU ns per call of this process (user + system), median over rounds.
  *
- * On Redis, portcullis claims a tenth of the limit per INCRBY and spends it locally, so
- * its cost depends on the limit: the rows use limit 20 (one claim per 2 messages, the
- * example's `move`) and limit 1000 (one claim per 100). Each caller sends exactly its
+ * On Redis, portcullis claims part of the limit per INCRBY and spends it locally (in a
+ * caller's first window a tenth; later windows size the claim by the use before), so
+ * its cost depends on the limit: the rows use limit 20 (one claim per 2 messages) and
+ * limit 1000 (one claim per 100), counted by address (a `connection` counter never
+ * leaves its server). Each caller sends exactly its
  * limit and the next caller takes over, so every call is within the limit and every
  * claim is real. The "over the limit" row is a caller whose window Redis already
  * reported spent: refused without a round trip. rate-limiter-flexible's Redis limiter
@@ -42,8 +44,9 @@ for (const name of ['open', 'huge', 'twenty', 'thousand']) {
   AllowAnonymous(...method(name));
 }
 RateLimit({ limit: 1_000_000_000, windowSeconds: 3600, by: 'connection' })(...method('huge'));
-RateLimit({ limit: 20, windowSeconds: 3600, by: 'connection' })(...method('twenty'));
-RateLimit({ limit: 1000, windowSeconds: 3600, by: 'connection' })(...method('thousand'));
+// By address: a `connection` counter never leaves its server, so it would not exercise Redis.
+RateLimit({ limit: 20, windowSeconds: 3600, by: 'ip' })(...method('twenty'));
+RateLimit({ limit: 1000, windowSeconds: 3600, by: 'ip' })(...method('thousand'));
 Portal('/bench')(BenchPortal);
 
 function enforcerOn(env) {
@@ -53,12 +56,12 @@ function enforcerOn(env) {
   return { enforcer: container.resolve(ShieldEnforcer), registration };
 }
 
-/** A gate context whose client id changes every `every` calls (a new caller with a fresh count). */
+/** A gate context whose client id and address change every `every` calls (a new caller with a fresh count). */
 function callers(every) {
   let n = 0;
   let ctx;
   return () => {
-    if (n++ % every === 0) ctx = { transport: 'ws', credential: undefined, clientId: `c${n}-${Math.random()}`, remoteAddress: '127.0.0.1', portal: '/bench', gate: 'g', memo: new Map() };
+    if (n++ % every === 0) ctx = { transport: 'ws', credential: undefined, clientId: `c${n}-${Math.random()}`, remoteAddress: `a${n}-${Math.random()}`, portal: '/bench', gate: 'g', memo: new Map() };
     return ctx;
   };
 }

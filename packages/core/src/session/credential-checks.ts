@@ -9,8 +9,12 @@ import { SessionNearCache } from './session-near-cache.js';
 import type { SessionPairStore } from './session-pair-store.js';
 import type { AccessRecord } from './session-record.js';
 
-/** Session near-cache entries renewed from the store at once, at most. */
-const MAX_RENEWALS = 16;
+/** A renewal waits this long for others to share its store read; far less than the renewal lead (a third of the near-cache lifetime). */
+const RENEWAL_GATHER_MS = 20;
+/** Sessions renewed by one store read (one MGET on Redis), at most. */
+const RENEWAL_BATCH = 64;
+/** Renewal reads in flight at once, at most. */
+const MAX_RENEWAL_READS = 4;
 /** Entries waiting for a renewal, at most; past that a later read asks again. */
 const MAX_QUEUED_RENEWALS = 4096;
 
@@ -20,9 +24,10 @@ const MAX_QUEUED_RENEWALS = 4096;
  * verdict is cached only when no revocation arrived while it was read and fleet
  * events are flowing (`live`); {@link forget} drops what a revocation names. A
  * session in use is read again in the background before its near-cache entry ends,
- * a bounded number at a time, so sessions that connected together do not all fall
- * out of the cache, and back onto the store, together: the per-message check stays
- * a Map lookup.
+ * gathered for a few milliseconds into one store read for many sessions, a bounded
+ * number of reads at a time, so sessions that connected together do not all fall out
+ * of the cache, and back onto the store, together: the per-message check stays a Map
+ * lookup, and 5,000 sessions cost a few dozen store reads per lifetime, not 5,000.
  *
  * @example
  * ```ts
@@ -41,7 +46,8 @@ export class CredentialChecks {
   private generation = 0;
   /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
   private jwtGeneration = 0;
-  private renewing = 0;
+  private renewalReads = 0;
+  private renewalTimer: NodeJS.Timeout | undefined;
   private readonly queuedRenewals = new Set<string>();
 
   constructor(
@@ -169,32 +175,50 @@ export class CredentialChecks {
 
   /** Takes a session in use to be read again before its entry ends; false when the queue is full. */
   private renew(token: string): boolean {
-    if (this.renewing < MAX_RENEWALS) this.startRenewal(token);
-    else if (this.queuedRenewals.size < MAX_QUEUED_RENEWALS) this.queuedRenewals.add(token);
-    else return false;
+    if (this.queuedRenewals.size >= MAX_QUEUED_RENEWALS) return false;
+    this.queuedRenewals.add(token);
+    this.scheduleRenewals();
     return true;
   }
 
-  private startRenewal(token: string): void {
-    this.renewing++;
+  private scheduleRenewals(): void {
+    if (this.renewalTimer !== undefined || this.renewalReads >= MAX_RENEWAL_READS || this.queuedRenewals.size === 0) return;
+    this.renewalTimer = setTimeout(() => {
+      this.renewalTimer = undefined;
+      this.renewBatch();
+    }, RENEWAL_GATHER_MS);
+    this.renewalTimer.unref();
+  }
+
+  private renewBatch(): void {
+    const tokens: string[] = [];
+    for (const token of this.queuedRenewals) {
+      tokens.push(token);
+      this.queuedRenewals.delete(token);
+      if (tokens.length === RENEWAL_BATCH) break;
+    }
+    if (tokens.length === 0) return;
+    this.renewalReads++;
     const generation = this.generation;
-    this.lookups
-      .run(token, generation, () => this.pairs.findAccess(token))
+    this.pairs
+      .findAccessMany(tokens)
       .then(
-        (record) => {
+        (records) => {
+          // A revocation during the read may predate it: keep nothing it answered (the entries end on their own).
           if (generation !== this.generation || !this.live()) return;
-          if (record === undefined) this.near.drop(token);
-          else this.near.put(token, record.principal, record.accessExpires);
+          for (let i = 0; i < tokens.length; i++) {
+            const record = records[i];
+            if (record === undefined) this.near.drop(tokens[i]!);
+            else this.near.put(tokens[i]!, record.principal, record.accessExpires);
+          }
         },
-        // The entry ends on its own; the first read after that asks the store and fails closed.
+        // The entries end on their own; the first read after that asks the store and fails closed.
         () => undefined,
       )
       .finally(() => {
-        this.renewing--;
-        const next = this.queuedRenewals.values().next();
-        if (next.done) return;
-        this.queuedRenewals.delete(next.value);
-        this.startRenewal(next.value);
+        this.renewalReads--;
+        this.scheduleRenewals();
       });
+    this.scheduleRenewals();
   }
 }

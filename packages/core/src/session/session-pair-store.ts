@@ -77,6 +77,13 @@ export class SessionPairStore {
     return record;
   }
 
+  /** {@link findAccess} for many tokens in one store read (one MGET on a single Redis). */
+  async findAccessMany(accessTokens: readonly string[]): Promise<Array<AccessRecord | undefined>> {
+    const records = (await this.cache.getMany(accessTokens.map((token) => ['session', sessionKey(token)] as const))) as Array<AccessRecord | undefined>;
+    for (const record of records) if (record) frozenPrincipal(record.principal);
+    return records;
+  }
+
   /** The live access record of a session named by its UDP `sid` (hex). */
   async findAccessBySid(sidHex: string): Promise<AccessRecord | undefined> {
     const access = await this.cache.get<string>('udp-session', sidHex);

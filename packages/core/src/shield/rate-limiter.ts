@@ -74,6 +74,29 @@ export function rateLimitClaim(limit: number, usedBefore: number): number {
 }
 
 /**
+ * Whose counter a request counts against: `p` a principal (by its id), `a` a client
+ * address, `c` a connection (by its client id).
+ *
+ * @example
+ * ```ts
+ * const kind: CallerKind = rule.by === 'connection' ? 'c' : 'p';
+ * ```
+ */
+export type CallerKind = 'p' | 'a' | 'c';
+
+/**
+ * One rule's windows, by kind of caller and then by the caller's id. The ids are the
+ * strings the request already holds (a principal id, an address, a client id), so a
+ * check builds no key: a string used again keeps its hash, and the look-up is a
+ * plain Map hit.
+ */
+interface RuleWindows<W> {
+  readonly p: Map<string, W>;
+  readonly a: Map<string, W>;
+  readonly c: Map<string, W>;
+}
+
+/**
  * Counts requests per `@RateLimit` scope, caller and window. Built by the
  * composition root on the cache provider; with no store (or the in-memory one)
  * it counts in this process.
@@ -81,13 +104,13 @@ export function rateLimitClaim(limit: number, usedBefore: number): number {
  * @example
  * ```ts
  * const limiter = new RateLimiter(stores.cache);
- * const wait = limiter.check(plan.rateLimit!, 'p:player-1');
+ * const wait = limiter.check(plan.rateLimit!, 'p', 'player-1');
  * if (wait !== 0) refuse(wait instanceof Promise ? await wait : wait);
  * ```
  */
 export class RateLimiter {
-  private readonly local = new Map<string, LocalWindow>();
-  private readonly fleet = new Map<string, FleetWindow>();
+  private readonly local = new Map<string, RuleWindows<LocalWindow>>();
+  private readonly fleet = new Map<string, RuleWindows<FleetWindow>>();
   private readonly shared: CacheStore | undefined;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -98,31 +121,31 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one request of `caller` against `rule`; answers at once unless this
-   * server must claim more of the window from Redis.
+   * Counts one request of the caller `id` of kind `kind` against `rule`; answers at
+   * once unless this server must claim more of the window from Redis.
    *
    * @throws (rejects with) PortcullisError `unavailable` when Redis cannot be reached for a claim.
    */
-  check(rule: PlannedRateLimit, caller: string): RateLimitAnswer | Promise<RateLimitAnswer> {
+  check(rule: PlannedRateLimit, kind: CallerKind, id: string): RateLimitAnswer | Promise<RateLimitAnswer> {
     const now = Date.now();
     const windowMs = rule.windowSeconds * 1000;
-    const key = `${rule.scope}\n${caller}`;
     // A connection lives on this server: its counter needs no fleet.
-    if (this.shared === undefined || rule.by === 'connection') return this.checkLocal(rule.limit, windowMs, key, now);
-    let window = this.fleet.get(key);
+    if (this.shared === undefined || kind === 'c') return this.checkLocal(rule, windowsOf(this.local, rule.scope)[kind], kind, id, windowMs, now);
+    const windows = windowsOf(this.fleet, rule.scope)[kind];
+    let window = windows.get(id);
     if (window === undefined || now >= window.end) {
-      const offset = window?.offset ?? rateLimitWindowOffset(key, windowMs);
+      const offset = window?.offset ?? rateLimitWindowOffset(callerKey(rule.scope, kind, id), windowMs);
       const end = windowEnd(now, windowMs, offset);
       const usedBefore = window !== undefined && window.end === end - windowMs ? window.used : 0;
       window = { offset, end, keepUntil: end + windowMs, slice: rateLimitClaim(rule.limit, usedBefore), granted: 0, used: 0, spent: false, claim: undefined };
-      this.fleet.set(key, window);
+      windows.set(id, window);
     }
     if (window.used < window.granted) {
       window.used++;
       return 0;
     }
     if (window.spent) return Math.max(1, window.end - now);
-    return this.claimAndCheck(rule, caller, key, window, this.shared);
+    return this.claimAndCheck(rule, kind, id, window, this.shared);
   }
 
   /** Stops the sweeper; counters already kept stay until the process ends. */
@@ -130,11 +153,11 @@ export class RateLimiter {
     clearInterval(this.sweeper);
   }
 
-  private checkLocal(limit: number, windowMs: number, key: string, now: number): RateLimitAnswer {
-    const window = this.local.get(key);
+  private checkLocal(rule: PlannedRateLimit, windows: Map<string, LocalWindow>, kind: CallerKind, id: string, windowMs: number, now: number): RateLimitAnswer {
+    const window = windows.get(id);
     if (window === undefined) {
-      const offset = rateLimitWindowOffset(key, windowMs);
-      this.local.set(key, { offset, end: windowEnd(now, windowMs, offset), count: 1 });
+      const offset = rateLimitWindowOffset(callerKey(rule.scope, kind, id), windowMs);
+      windows.set(id, { offset, end: windowEnd(now, windowMs, offset), count: 1 });
       return 0;
     }
     if (now >= window.end) {
@@ -142,21 +165,21 @@ export class RateLimiter {
       window.count = 1;
       return 0;
     }
-    if (window.count < limit) {
+    if (window.count < rule.limit) {
       window.count++;
       return 0;
     }
     return Math.max(1, window.end - now);
   }
 
-  private async claimAndCheck(rule: PlannedRateLimit, caller: string, key: string, window: FleetWindow, cache: CacheStore): Promise<RateLimitAnswer> {
+  private async claimAndCheck(rule: PlannedRateLimit, kind: CallerKind, id: string, window: FleetWindow, cache: CacheStore): Promise<RateLimitAnswer> {
     // Requests that arrive while a claim is out wait for it instead of sending their own.
     for (;;) {
-      window.claim ??= this.claim(rule, key, window, cache).finally(() => {
+      window.claim ??= this.claim(rule, callerKey(rule.scope, kind, id), window, cache).finally(() => {
         window.claim = undefined;
       });
       await window.claim;
-      if (Date.now() >= window.end) return this.check(rule, caller);
+      if (Date.now() >= window.end) return this.check(rule, kind, id);
       if (window.used < window.granted) {
         window.used++;
         return 0;
@@ -175,9 +198,22 @@ export class RateLimiter {
 
   private sweep(): void {
     const now = Date.now();
-    for (const [key, window] of this.local) if (now >= window.end) this.local.delete(key);
-    for (const [key, window] of this.fleet) if (now >= window.keepUntil && window.claim === undefined) this.fleet.delete(key);
+    for (const rule of this.local.values()) for (const windows of [rule.p, rule.a, rule.c]) for (const [id, window] of windows) if (now >= window.end) windows.delete(id);
+    for (const rule of this.fleet.values()) {
+      for (const windows of [rule.p, rule.a, rule.c]) for (const [id, window] of windows) if (now >= window.keepUntil && window.claim === undefined) windows.delete(id);
+    }
   }
+}
+
+function windowsOf<W>(rules: Map<string, RuleWindows<W>>, scope: string): RuleWindows<W> {
+  let windows = rules.get(scope);
+  if (windows === undefined) rules.set(scope, (windows = { p: new Map(), a: new Map(), c: new Map() }));
+  return windows;
+}
+
+/** A caller's name in the fleet and in its window offset: the rule's scope, the kind and the id. */
+function callerKey(scope: string, kind: CallerKind, id: string): string {
+  return `${scope}\n${kind}:${id}`;
 }
 
 function windowEnd(now: number, windowMs: number, offset: number): number {

@@ -11,7 +11,7 @@ import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { ThrottledLog } from '../logging/throttled-log.js';
 import { JwtAuth } from './jwt-auth.js';
-import { RateLimiter, type RateLimitAnswer } from './rate-limiter.js';
+import { RateLimiter, type CallerKind, type RateLimitAnswer } from './rate-limiter.js';
 import { SessionAuth } from './session-auth.js';
 import { SessionOrJwtAuth } from './session-or-jwt-auth.js';
 import type { PlannedRateLimit, ShieldPlan } from './shield-plan-reader.js';
@@ -160,10 +160,10 @@ export class ShieldEnforcer {
 
   /** Counts the request against the rule; the verdict passes on when within the limit. */
   private limit(rule: PlannedRateLimit, verdict: Extract<EnforceResult, { ok: true }>, ctx: AuthContext): EnforceResult | Promise<EnforceResult> {
-    const caller = callerOf(rule, verdict.principal, ctx);
+    const kind = callerKindOf(rule, verdict.principal);
     let answer: RateLimitAnswer | Promise<RateLimitAnswer>;
     try {
-      answer = this.rateLimiter().check(rule, caller);
+      answer = this.rateLimiter().check(rule, kind, kind === 'p' ? verdict.principal!.id : kind === 'c' ? ctx.clientId : (ctx.remoteAddress ?? ''));
     } catch (error) {
       return this.limitFailed(error);
     }
@@ -213,13 +213,12 @@ export class ShieldEnforcer {
 }
 
 /**
- * The counter a request counts against: `p:` and the principal id, `a:` and the
- * client address (also for `principal` when there is no principal), `c:` and the client id.
+ * The counter a request counts against: its principal (`p`), its client address
+ * (`a`, also for `principal` when there is no principal) or its connection (`c`).
  */
-function callerOf(rule: PlannedRateLimit, principal: Principal | undefined, ctx: AuthContext): string {
-  if (rule.by === 'connection') return `c:${ctx.clientId}`;
-  if (rule.by === 'principal' && principal !== undefined) return `p:${principal.id}`;
-  return `a:${ctx.remoteAddress ?? ''}`;
+function callerKindOf(rule: PlannedRateLimit, principal: Principal | undefined): CallerKind {
+  if (rule.by === 'connection') return 'c';
+  return rule.by === 'principal' && principal !== undefined ? 'p' : 'a';
 }
 
 function rateLimited(retryAfterMs: number): EnforceResult {
