@@ -23,4 +23,5 @@ export {
   isUdpDatagram, layUdpDatagram, readUdpDatagram, UDP_DATAGRAM_VERSION, UDP_HEADER_BYTES, UDP_MAC_BYTES, UDP_MIN_DATAGRAM_BYTES,
   UDP_SEQ_BYTES, UDP_SID_BYTES, type UdpDatagramParts,
 } from './udp-datagram.js';
+export { UdpMacKey } from './udp-mac-key.js';
 export { UDP_REPLAY_WINDOW, UdpReplayWindow } from './udp-replay-window.js';

@@ -17,6 +17,7 @@ describe('authenticated UDP datagram layout', () => {
     datagram.fill(0xee, datagram.length - 16);
     const parts = readUdpDatagram(datagram)!;
     expect(parts.seq).toBe(0x0102030405060708n);
+    expect([parts.seqHigh, parts.seqLow]).toEqual([0x01020304, 0x05060708]);
     expect([...parts.sid]).toEqual([...sid]);
     expect([...parts.body]).toEqual([...body]);
     expect(parts.signed.length).toBe(datagram.length - 16);
@@ -41,5 +42,22 @@ describe('authenticated UDP datagram layout', () => {
     expect(() => layUdpDatagram(sid.subarray(1), 1n, body)).toThrow(RangeError);
     expect(() => layUdpDatagram(sid, -1n, body)).toThrow(RangeError);
     expect(() => layUdpDatagram(sid, 1n << 64n, body)).toThrow(RangeError);
+    expect(() => layUdpDatagram(sid, -1, body)).toThrow(RangeError);
+    expect(() => layUdpDatagram(sid, 2 ** 53, body)).toThrow(RangeError);
+    expect(() => layUdpDatagram(sid, 1.5, body)).toThrow(RangeError);
+  });
+
+  it('lays into a given array of the exact length, zeroing where the MAC goes, and refuses another length', () => {
+    const into = new Uint8Array(UDP_HEADER_BYTES + body.length + UDP_MAC_BYTES).fill(0xaa);
+    expect(layUdpDatagram(sid, 9n, body, into)).toBe(into);
+    expect([...into]).toEqual([...layUdpDatagram(sid, 9n, body)]);
+    expect(() => layUdpDatagram(sid, 9n, body, new Uint8Array(into.length + 1))).toThrow(RangeError);
+  });
+
+  it('lays a sequence number given as a safe integer exactly as the same bigint', () => {
+    for (const seq of [0, 1, 0xffff_ffff, 0x1_0000_0000, Date.now() * 1000, Number.MAX_SAFE_INTEGER]) {
+      expect([...layUdpDatagram(sid, seq, body)]).toEqual([...layUdpDatagram(sid, BigInt(seq), body)]);
+      expect(readUdpDatagram(layUdpDatagram(sid, seq, body))!.seq).toBe(BigInt(seq));
+    }
   });
 });

@@ -1,8 +1,7 @@
 /**
  * The layout of an authenticated UDP datagram: version byte, session id,
  * sequence number, JSON body and a truncated HMAC-SHA256. Layout only: the MAC is
- * computed by the caller (Node's `crypto` on either side), so this file stays
- * free of Node built-ins.
+ * `UdpMacKey`'s, and this file stays free of Node built-ins.
  */
 
 /**
@@ -73,6 +72,10 @@ export interface UdpDatagramParts {
   readonly sid: Uint8Array;
   /** Bytes 17–24, read as an unsigned 64-bit big-endian number. */
   readonly seq: bigint;
+  /** Bytes 17–20: the sequence number's upper 32 bits (for arithmetic without BigInt, as `UdpReplayWindow.acceptSplit`). */
+  readonly seqHigh: number;
+  /** Bytes 21–24: the sequence number's lower 32 bits. */
+  readonly seqLow: number;
   /** The UTF-8 JSON between the header and the MAC. */
   readonly body: Uint8Array;
   /** Bytes 0 … n−17: what the MAC covers. */
@@ -105,39 +108,86 @@ export function isUdpDatagram(bytes: Uint8Array): boolean {
  */
 export function readUdpDatagram(bytes: Uint8Array): UdpDatagramParts | undefined {
   if (bytes.length < UDP_MIN_DATAGRAM_BYTES || bytes[0] !== UDP_DATAGRAM_VERSION) return undefined;
-  const macAt = bytes.length - UDP_MAC_BYTES;
-  const seq = (BigInt(readUint32(bytes, 1 + UDP_SID_BYTES)) << 32n) | BigInt(readUint32(bytes, 1 + UDP_SID_BYTES + 4));
-  return {
-    sid: bytes.subarray(1, 1 + UDP_SID_BYTES),
-    seq,
-    body: bytes.subarray(UDP_HEADER_BYTES, macAt),
-    signed: bytes.subarray(0, macAt),
-    mac: bytes.subarray(macAt),
-  };
+  return new ReadDatagram(bytes);
+}
+
+/** The fields of a read datagram, each cut (or, for `seq`, made a BigInt) only when asked for. */
+class ReadDatagram implements UdpDatagramParts {
+  readonly seqHigh: number;
+  readonly seqLow: number;
+  readonly #bytes: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+    this.seqHigh = readUint32(bytes, 1 + UDP_SID_BYTES);
+    this.seqLow = readUint32(bytes, 1 + UDP_SID_BYTES + 4);
+  }
+
+  get sid(): Uint8Array {
+    return this.#bytes.subarray(1, 1 + UDP_SID_BYTES);
+  }
+
+  get seq(): bigint {
+    return (BigInt(this.seqHigh) << 32n) | BigInt(this.seqLow);
+  }
+
+  get body(): Uint8Array {
+    return this.#bytes.subarray(UDP_HEADER_BYTES, this.#bytes.length - UDP_MAC_BYTES);
+  }
+
+  get signed(): Uint8Array {
+    return this.#bytes.subarray(0, this.#bytes.length - UDP_MAC_BYTES);
+  }
+
+  get mac(): Uint8Array {
+    return this.#bytes.subarray(this.#bytes.length - UDP_MAC_BYTES);
+  }
 }
 
 /**
  * Lays out a datagram without its MAC: version, sid, sequence number, body, and
- * 16 zero bytes where the MAC goes. Compute HMAC-SHA256(udpKey, the first
- * `length − 16` bytes) and write its first 16 bytes over the zeros.
+ * 16 zero bytes where the MAC goes. `UdpMacKey.sign` writes the MAC over the zeros
+ * (HMAC-SHA256(udpKey, the first `length − 16` bytes), its first 16 bytes).
  *
- * @throws RangeError for a sid that is not 16 bytes or a sequence number outside 0 … 2⁶⁴−1.
+ * The sequence number is a `bigint`, or a `number` when it is a safe integer (below 2⁵³:
+ * a counter started at the clock in microseconds stays below it until the year 2255),
+ * which costs no BigInt arithmetic.
+ *
+ * `into`, when given, receives the datagram instead of a new `Uint8Array` (a server lays
+ * its replies into pooled Node `Buffer`s, which cost less to allocate); it must be
+ * exactly `UDP_HEADER_BYTES + body.length + UDP_MAC_BYTES` long.
+ *
+ * @throws RangeError for a sid that is not 16 bytes, a sequence number outside 0 … 2⁶⁴−1 or a `number` that is not a safe integer, or an `into` of another length.
  * @example
  * ```ts
  * const datagram = layUdpDatagram(sid, 1n, new TextEncoder().encode('{"id":1,"portal":"/game","gate":"ping"}'));
- * datagram.set(hmac(udpKey, datagram.subarray(0, datagram.length - UDP_MAC_BYTES)).subarray(0, UDP_MAC_BYTES), datagram.length - UDP_MAC_BYTES);
+ * new UdpMacKey(udpKey).sign(datagram);
+ * socket.send(layUdpDatagram(sid, Date.now() * 1000, body, Buffer.allocUnsafe(UDP_HEADER_BYTES + body.length + UDP_MAC_BYTES)));
  * ```
  */
-export function layUdpDatagram(sid: Uint8Array, seq: bigint, body: Uint8Array): Uint8Array {
+export function layUdpDatagram(sid: Uint8Array, seq: bigint | number, body: Uint8Array, into?: Uint8Array): Uint8Array {
   if (sid.length !== UDP_SID_BYTES) throw new RangeError(`a sid is ${UDP_SID_BYTES} bytes, got ${sid.length}`);
-  if (seq < 0n || seq > 0xffff_ffff_ffff_ffffn) throw new RangeError('a sequence number is an unsigned 64-bit number');
-  const datagram = new Uint8Array(UDP_HEADER_BYTES + body.length + UDP_MAC_BYTES);
+  const [high, low] = typeof seq === 'number' ? splitNumber(seq) : splitBigInt(seq);
+  const length = UDP_HEADER_BYTES + body.length + UDP_MAC_BYTES;
+  if (into !== undefined && into.length !== length) throw new RangeError(`this datagram is ${length} bytes, got room for ${into.length}`);
+  const datagram = into ?? new Uint8Array(length);
   datagram[0] = UDP_DATAGRAM_VERSION;
   datagram.set(sid, 1);
-  writeUint32(datagram, 1 + UDP_SID_BYTES, Number(seq >> 32n));
-  writeUint32(datagram, 1 + UDP_SID_BYTES + 4, Number(seq & 0xffff_ffffn));
+  writeUint32(datagram, 1 + UDP_SID_BYTES, high);
+  writeUint32(datagram, 1 + UDP_SID_BYTES + 4, low);
   datagram.set(body, UDP_HEADER_BYTES);
+  datagram.fill(0, length - UDP_MAC_BYTES);
   return datagram;
+}
+
+function splitNumber(seq: number): [number, number] {
+  if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError('a sequence number given as a number is a safe non-negative integer (below 2^53); use a bigint above');
+  return [Math.floor(seq / 0x1_0000_0000), seq >>> 0];
+}
+
+function splitBigInt(seq: bigint): [number, number] {
+  if (seq < 0n || seq > 0xffff_ffff_ffff_ffffn) throw new RangeError('a sequence number is an unsigned 64-bit number');
+  return [Number(seq >> 32n), Number(seq & 0xffff_ffffn)];
 }
 
 function readUint32(bytes: Uint8Array, at: number): number {

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UDP_REPLAY_WINDOW, UdpReplayWindow } from './udp-replay-window.js';
 
@@ -42,5 +43,34 @@ describe('UdpReplayWindow', () => {
     expect(window.accept(max - 1n)).toBe(true);
     expect(window.accept(max)).toBe(false);
     expect(window.accept(0n)).toBe(false);
+  });
+
+  it('decides as a plain 64-bit model across the 32-bit boundary and at the top of the range, by accept and acceptSplit alike', () => {
+    for (const base of [0n, 0xffff_ff00n, 0x1_ffff_ffc0n, 0xffff_ffff_ffff_ff00n]) {
+      const model = { top: -1n, seen: new Set<bigint>() };
+      const byBigInt = new UdpReplayWindow();
+      const bySplit = new UdpReplayWindow();
+      for (let i = 0; i < 3_000; i++) {
+        const step = randomInt(0, 10) === 0 ? BigInt(randomInt(0, 200)) : BigInt(randomInt(0, 3));
+        const back = randomInt(0, 2) === 0;
+        const around = model.top < 0n ? base : model.top;
+        let seq = back ? around - BigInt(randomInt(0, 80)) : around + step;
+        if (seq < 0n) seq = 0n;
+        if (seq > 0xffff_ffff_ffff_ffffn) seq = 0xffff_ffff_ffff_ffffn;
+        const fresh = seq > model.top || (model.top - seq < 64n && !model.seen.has(seq));
+        if (fresh) {
+          model.seen.add(seq);
+          if (seq > model.top) model.top = seq;
+        }
+        expect(byBigInt.accept(seq), `seq ${seq}`).toBe(fresh);
+        expect(bySplit.acceptSplit(Number(seq >> 32n), Number(seq & 0xffff_ffffn)), `seq ${seq}`).toBe(fresh);
+      }
+      expect(byBigInt.newest).toBe(model.top);
+    }
+  });
+
+  it('refuses a number outside the unsigned 64-bit range', () => {
+    expect(() => new UdpReplayWindow().accept(-1n)).toThrow(RangeError);
+    expect(() => new UdpReplayWindow().accept(1n << 64n)).toThrow(RangeError);
   });
 });

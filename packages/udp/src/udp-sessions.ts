@@ -5,10 +5,8 @@
  * key the server derived checked out, and past `maxEntries` the least recently
  * used entry goes.
  */
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { UdpKeyring } from '@portcullis/core';
-import { udpMac, udpMacMatches } from '@portcullis/core/transport';
-import { layUdpDatagram, UDP_MAC_BYTES, UdpReplayWindow, type UdpDatagramParts } from '@portcullis/protocol';
+import { layUdpDatagram, UDP_HEADER_BYTES, UDP_MAC_BYTES, UDP_SID_BYTES, UdpMacKey, UdpReplayWindow } from '@portcullis/protocol';
 
 /**
  * One session's UDP state in this process.
@@ -21,10 +19,11 @@ import { layUdpDatagram, UDP_MAC_BYTES, UdpReplayWindow, type UdpDatagramParts }
 export interface UdpSessionEntry {
   readonly sid: Uint8Array;
   readonly sidHex: string;
-  readonly key: KeyObject;
+  /** The session's UDP key, prepared for MACs. */
+  readonly key: UdpMacKey;
   readonly window: UdpReplayWindow;
-  /** Sequence number of the next reply. */
-  nextSeq: bigint;
+  /** Sequence number of the next reply (a safe integer: counted up from the clock in microseconds). */
+  nextSeq: number;
 }
 
 /**
@@ -33,7 +32,7 @@ export interface UdpSessionEntry {
  * @example
  * ```ts
  * const sessions = new UdpSessions(keyring, 65_536);
- * const entry = sessions.authenticate(parts); // undefined: bad MAC or a sid no key verifies
+ * const entry = sessions.authenticate(datagram, sidHex); // undefined: bad MAC or a sid no key verifies
  * ```
  */
 export class UdpSessions {
@@ -51,30 +50,35 @@ export class UdpSessions {
     return this.entries.size;
   }
 
-  /** The session entry of a datagram whose MAC checks out, created on its session's first such datagram; undefined otherwise. */
-  authenticate(parts: UdpDatagramParts, sidHex: string): UdpSessionEntry | undefined {
+  /**
+   * The session entry of a datagram whose MAC checks out, created on its session's first such
+   * datagram; undefined otherwise. `datagram` is well-formed (`readUdpDatagram` answered it).
+   */
+  authenticate(datagram: Uint8Array, sidHex: string): UdpSessionEntry | undefined {
     const known = this.entries.get(sidHex);
     if (known !== undefined) {
-      if (!udpMacMatches(known.key, parts.signed, parts.mac)) return undefined;
+      if (!known.key.verify(datagram)) return undefined;
       this.entries.delete(sidHex);
       this.entries.set(sidHex, known);
       return known;
     }
-    for (const candidate of this.keyring.keysFor(parts.sid)) {
-      if (udpMacMatches(candidate, parts.signed, parts.mac)) return this.add(parts.sid, sidHex, createSecretKey(candidate));
+    const sid = datagram.subarray(1, 1 + UDP_SID_BYTES);
+    for (const candidate of this.keyring.keysFor(sid)) {
+      const key = new UdpMacKey(candidate);
+      if (key.verify(datagram)) return this.add(sid, sidHex, key);
     }
     return undefined;
   }
 
   /** A reply sealed for the session: its own next sequence number and the MAC under the session's key. */
   seal(entry: UdpSessionEntry, body: Uint8Array): Uint8Array {
-    const datagram = layUdpDatagram(entry.sid, entry.nextSeq++, body);
-    const macAt = datagram.length - UDP_MAC_BYTES;
-    datagram.set(udpMac(entry.key, datagram.subarray(0, macAt)), macAt);
+    // A pooled Buffer: a new Uint8Array of a datagram's size costs more than the MAC's hashing.
+    const datagram = layUdpDatagram(entry.sid, entry.nextSeq++, body, Buffer.allocUnsafe(UDP_HEADER_BYTES + body.length + UDP_MAC_BYTES));
+    entry.key.sign(datagram);
     return datagram;
   }
 
-  private add(sid: Uint8Array, sidHex: string, key: KeyObject): UdpSessionEntry {
+  private add(sid: Uint8Array, sidHex: string, key: UdpMacKey): UdpSessionEntry {
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
@@ -82,7 +86,7 @@ export class UdpSessions {
     }
     // Replies count up from the clock in microseconds, so they keep increasing for the client
     // across a restart of this process or a move to another server.
-    const entry: UdpSessionEntry = { sid: Uint8Array.from(sid), sidHex, key, window: new UdpReplayWindow(), nextSeq: BigInt(Date.now()) * 1000n };
+    const entry: UdpSessionEntry = { sid: Uint8Array.from(sid), sidHex, key, window: new UdpReplayWindow(), nextSeq: Date.now() * 1000 };
     this.entries.set(sidHex, entry);
     return entry;
   }

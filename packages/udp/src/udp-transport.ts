@@ -134,12 +134,12 @@ export class UdpTransport {
     const parts = readUdpDatagram(message);
     // The MAC is checked before anything else is looked at, and a window is kept only for a sid
     // whose MAC checked out: a flood of made-up sids costs a few HMACs each and grows nothing.
-    const entry = parts && this.sessions?.authenticate(parts, message.toString('hex', 1, 17));
+    const entry = parts && this.sessions?.authenticate(message, message.toString('hex', 1, 17));
     if (parts === undefined || entry === undefined) {
       this.dropped.mac++;
       return;
     }
-    if (!entry.window.accept(parts.seq)) {
+    if (!entry.window.acceptSplit(parts.seqHigh, parts.seqLow)) {
       this.dropped.replay++;
       return;
     }

@@ -4,12 +4,8 @@
  * same session whose MAC checks out and whose sequence number is new.
  */
 import { Buffer } from 'node:buffer';
-import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { layUdpDatagram, readUdpDatagram, UDP_MAC_BYTES, UDP_SID_BYTES, UdpReplayWindow } from '@portcullis/protocol';
-
-function mac(key: KeyObject, signed: Uint8Array): Buffer {
-  return createHmac('sha256', key).update(signed).digest().subarray(0, UDP_MAC_BYTES);
-}
+import { createHash } from 'node:crypto';
+import { layUdpDatagram, readUdpDatagram, UDP_SID_BYTES, UdpMacKey, UdpReplayWindow } from '@portcullis/protocol';
 
 /**
  * One session's sealing state: its `sid`, key, next sequence number and the replay
@@ -24,10 +20,10 @@ function mac(key: KeyObject, signed: Uint8Array): Buffer {
  */
 export class UdpDatagramSeal {
   readonly #sid: Buffer;
-  readonly #key: KeyObject;
+  readonly #key: UdpMacKey;
   readonly #replies = new UdpReplayWindow();
   // Counted up from the clock in microseconds, so a new link of the same session keeps increasing.
-  #nextSeq = BigInt(Date.now()) * 1000n;
+  #nextSeq = Date.now() * 1000;
 
   /**
    * @param accessToken - the session access token; its SHA-256 names the session.
@@ -35,14 +31,13 @@ export class UdpDatagramSeal {
    */
   constructor(accessToken: string, udpKey: string) {
     this.#sid = createHash('sha256').update(accessToken, 'utf8').digest().subarray(0, UDP_SID_BYTES);
-    this.#key = createSecretKey(Buffer.from(udpKey, 'base64url'));
+    this.#key = new UdpMacKey(Buffer.from(udpKey, 'base64url'));
   }
 
   /** A request body sealed into a datagram with the next sequence number. */
   seal(body: Uint8Array): Uint8Array {
     const datagram = layUdpDatagram(this.#sid, this.#nextSeq++, body);
-    const macAt = datagram.length - UDP_MAC_BYTES;
-    datagram.set(mac(this.#key, datagram.subarray(0, macAt)), macAt);
+    this.#key.sign(datagram);
     return datagram;
   }
 
@@ -50,7 +45,7 @@ export class UdpDatagramSeal {
   open(datagram: Uint8Array): Uint8Array | undefined {
     const parts = readUdpDatagram(datagram);
     if (parts === undefined || !this.#sid.equals(parts.sid)) return undefined;
-    if (!timingSafeEqual(mac(this.#key, parts.signed), parts.mac)) return undefined;
-    return this.#replies.accept(parts.seq) ? parts.body : undefined;
+    if (!this.#key.verify(datagram)) return undefined;
+    return this.#replies.acceptSplit(parts.seqHigh, parts.seqLow) ? parts.body : undefined;
   }
 }

@@ -3,8 +3,8 @@
  * signing keys, so any server of the fleet can rebuild a key from a `sid` while
  * the cache holds nothing that gives it; and the MAC of an authenticated datagram.
  */
-import { createHash, createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { UDP_MAC_BYTES, UDP_SID_BYTES } from '@portcullis/protocol';
+import { createHash, createHmac, KeyObject } from 'node:crypto';
+import { UDP_SID_BYTES, UdpMacKey } from '@portcullis/protocol';
 import type { SigningKey } from '../contracts/signing-key.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 
@@ -26,6 +26,8 @@ export function udpSessionId(accessToken: string): Buffer {
 
 /**
  * The MAC of an authenticated datagram: the first 16 bytes of HMAC-SHA256(udpKey, signed).
+ * For many datagrams of one key, keep a `UdpMacKey` (what the transport does): this
+ * prepares the key on every call.
  *
  * @example
  * ```ts
@@ -33,7 +35,7 @@ export function udpSessionId(accessToken: string): Buffer {
  * ```
  */
 export function udpMac(udpKey: KeyObject | Uint8Array, signed: Uint8Array): Buffer {
-  return createHmac('sha256', udpKey).update(signed).digest().subarray(0, UDP_MAC_BYTES);
+  return Buffer.from(new UdpMacKey(keyBytes(udpKey)).mac(signed));
 }
 
 /**
@@ -45,7 +47,11 @@ export function udpMac(udpKey: KeyObject | Uint8Array, signed: Uint8Array): Buff
  * ```
  */
 export function udpMacMatches(udpKey: KeyObject | Uint8Array, signed: Uint8Array, mac: Uint8Array): boolean {
-  return mac.length === UDP_MAC_BYTES && timingSafeEqual(udpMac(udpKey, signed), mac);
+  return new UdpMacKey(keyBytes(udpKey)).matches(signed, mac);
+}
+
+function keyBytes(key: KeyObject | Uint8Array): Uint8Array {
+  return key instanceof KeyObject ? key.export() : key;
 }
 
 /**
