@@ -16,8 +16,9 @@ export function setServerCpu(cpu) {
 }
 
 /**
- * @param {{ provider?: 'inmemory'|'redis', redisUrl?: string, workFactor?: number, accessTokenMinutes?: number, cpu?: number }} options
+ * @param {{ provider?: 'inmemory'|'redis', redisUrl?: string, workFactor?: number, accessTokenMinutes?: number, cpu?: number, shed?: boolean }} options
  *   `cpu`: the core to pin the server to (taskset); null: unpinned; default: the one chosen by `setServerCpu`, else unpinned.
+ *   `shed: false`: gate calls are never refused `overloaded` (the soak, whose heap snapshots stop the loop).
  * @returns {Promise<{ http: string, wsUrl: string, tcpPort: number, udpPort: number, call: (cmd: string, args?: object) => Promise<any>, close: () => Promise<void>, pid: number }>}
  */
 export async function startGameServer(options = {}) {
@@ -27,6 +28,7 @@ export async function startGameServer(options = {}) {
     ...(options.redisUrl ? { LOADTEST_REDIS_URL: options.redisUrl } : {}),
     LOADTEST_WORK_FACTOR: String(options.workFactor ?? 11),
     LOADTEST_ACCESS_TOKEN_MINUTES: String(options.accessTokenMinutes ?? 15),
+    ...(options.shed === false ? { LOADTEST_SHED: 'off' } : {}),
   };
   // LOADTEST_SERVER_FLAGS: extra Node flags for the server only (e.g. --trace-gc, --cpu-prof) when chasing a number.
   const cpu = options.cpu === null ? undefined : (options.cpu ?? serverCpu);

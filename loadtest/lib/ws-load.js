@@ -58,6 +58,8 @@ export function moveDriver(sockets, { rate = 4, maxInFlight = 64, gate = 'move',
   const tally = { sent: 0, replies: 0, errorReplies: 0, errorCodes: {}, mismatched: 0, unexpectedCloses: 0, skipped: 0 };
   let latencies = [];
   let measuring = false;
+  /** Latencies and error replies count only for requests sent from here on: a warm-up's backlog is not the measured load's (throughput counts every reply). */
+  let measuredFrom = Infinity;
   let running = false;
   let ticker;
   const clients = sockets.map((ws, index) => {
@@ -100,8 +102,8 @@ export function moveDriver(sockets, { rate = 4, maxInFlight = 64, gate = 'move',
       client.sentAt = client.sentAt.slice(client.head);
       client.head = 0;
     }
-    if (measuring) {
-      tally.replies++;
+    if (measuring) tally.replies++;
+    if (measuring && sentAt >= measuredFrom) {
       latencies.push(now - sentAt);
       if (reply.ok !== true) {
         tally.errorReplies++;
@@ -136,6 +138,7 @@ export function moveDriver(sockets, { rate = 4, maxInFlight = 64, gate = 'move',
     },
     measure() {
       measuring = true;
+      measuredFrom = performance.now();
       latencies = [];
       for (const key of Object.keys(tally)) tally[key] = typeof tally[key] === 'number' ? 0 : {};
     },

@@ -102,7 +102,7 @@ function trend(samples, key, fromMin) {
  */
 export async function runSoak(options) {
   const { minutes, sampleS, provider = 'inmemory', redisUrl, redisPid, wsClients = 500, tcpClients = 20, udpClients = 20, rate = 5, churnPerSecond = 5, heapSnapshotDir, pinning } = options;
-  const server = await startGameServer({ provider, redisUrl, workFactor: 4, accessTokenMinutes: 1 });
+  const server = await startGameServer({ provider, redisUrl, workFactor: 4, accessTokenMinutes: 1, shed: false });
   const churn = counter();
   const steady = counter();
   const intervals = [];

@@ -34,7 +34,8 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
     const connected = await server.call('stats', { gc: true });
 
     const driver = moveDriver(sockets, { rate });
-    const warmupMs = Math.min(5000, Math.max(1000, durationS * 100));
+    // Long enough for the server to absorb the connect wave (5,000 sockets opened in about 2 s, then their first messages).
+    const warmupMs = Math.min(5000, Math.max(3000, durationS * 100));
     driver.start();
     await sleep(warmupMs);
     driver.measure();
