@@ -123,6 +123,23 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
     expect(await h.sessions.validate((await h.sessions.upgrade(login.accessToken)).accessToken)).toMatchObject({ id: 'retry' });
   });
 
+  it('an upgrade whose reply is lost after another upgrade won leaves the winner\'s marker: the JWT stays spent', async () => {
+    h = await createHarness({ provider, redisUrl });
+    const login = h.issuer.issueLoginPair('twice');
+    await h.sessions.upgrade(login.accessToken);
+    // The second attempt reaches the store, which refuses it, but its answer never comes back
+    // (a timeout while the command was on its way): the caller cannot tell what happened.
+    const write = spyOnWrite(h);
+    const reach = write.getMockImplementation() ?? (h.stores.cache.scripts ? h.stores.cache.scripts.run.bind(h.stores.cache.scripts) : h.stores.cache.write.bind(h.stores.cache));
+    write.mockImplementationOnce(async (...args: unknown[]) => {
+      await (reach as (...a: unknown[]) => Promise<unknown>)(...args);
+      throw new Error('reply lost');
+    });
+    await expect(h.sessions.upgrade(login.accessToken)).rejects.toBeDefined();
+    write.mockRestore();
+    await expect(h.sessions.upgrade(login.accessToken)).rejects.toMatchObject({ reason: 'revoked' });
+  });
+
   it('answers a check that a revocation overtook as revoked, so no connection is admitted after the event that should close it', async () => {
     h = await createHarness({ provider, redisUrl });
     const doomed = await h.sessions.upgrade(h.issuer.issueLoginPair('overtaken').accessToken);

@@ -195,16 +195,17 @@ export class SessionLifecycle {
 
   /** {@link upgrade} as one script; undefined when the store has no epoch, which the step-by-step path starts. */
   private async upgradeScripted(claims: JwtClaims, scripts: SessionScripts): Promise<UpgradeResult | undefined> {
-    const { pairs, jwts, security } = this.parts;
+    const { pairs, security } = this.parts;
     const principal = principalFromClaims(claims, security, 'session');
     const draft = pairs.draft();
     let outcome: Awaited<ReturnType<SessionScripts['upgrade']>>;
     try {
       outcome = await scripts.upgrade(claims, principal, draft);
     } catch (error) {
-      // The script may have run before the reply was lost: undo it, as the step-by-step path undoes its writes.
+      // The script may have run before the reply was lost: undo what it may have stored, and the
+      // spent marker only if it is this attempt's (another upgrade may have won; its JWT stays spent).
       await pairs.revokeByAccess(draft.accessToken).catch(() => undefined);
-      await jwts.releaseUse(claims).catch(() => undefined);
+      await scripts.releaseUpgrade(claims, draft).catch(() => undefined);
       throw error;
     }
     if (outcome.kind !== 'stored') {

@@ -98,6 +98,13 @@ return { 'ok', redis.call('SCARD', key('principal-sessions', ARGV[18])) }
  * Answers `{'ok', old refresh entry, pairs the principal holds}`, `{'revoked', old access key}`,
  * `{'reused'}`, `{'unknown'}`, `{'unreadable'}` or `{'no-epoch'}`.
  */
+/** ARGV: 2 jti, 3 the draft's access key. Deletes the `used-jwt` marker only when it names that draft. */
+const RELEASE_UPGRADE = new RedisScript(`${PRELUDE}
+local marker = valueOf(redis.call('GET', key('used-jwt', ARGV[2])))
+if type(marker) == 'table' and marker.upgradedTo == ARGV[3] then redis.call('DEL', key('used-jwt', ARGV[2])) end
+return 0
+`);
+
 const REFRESH = new RedisScript(`${PRELUDE}
 local marker = key('used-session-refresh', ARGV[2])
 if not redis.call('SET', marker, ARGV[3], 'PX', ARGV[4], 'NX') then return { 'reused' } end
@@ -225,7 +232,8 @@ export class SessionScripts {
       claims.sub,
       claims.fam ?? '',
       claims.jti,
-      encodeEntry(true, usedMs, now),
+      // The marker names the pair it was spent on, so a caller that lost the reply undoes only its own.
+      encodeEntry({ upgradedTo: draft.access }, usedMs, now),
       String(usedMs),
       draft.access,
       encodeEntry(accessRecord, accessMs, now),
@@ -244,6 +252,16 @@ export class SessionScripts {
     if (reply[0] !== 'ok') return { kind: reply[0] as 'revoked' | 'used' | 'no-epoch' };
     this.broadcast.delivered(event);
     return { kind: 'stored', pairsHeld: Number(reply[1]) };
+  }
+
+  /**
+   * Undoes an upgrade whose reply was lost: the caller cannot tell whether the script ran, or
+   * whether it answered `used` because another upgrade won. Deletes the drafted pair's entries
+   * and spends-marker only where the marker names this draft, so a JWT another upgrade spent
+   * stays spent.
+   */
+  async releaseUpgrade(claims: JwtClaims, draft: PairDraft): Promise<void> {
+    await this.scripts.run(RELEASE_UPGRADE, [claims.jti, draft.access]);
   }
 
   /**
