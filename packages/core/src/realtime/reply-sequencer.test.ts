@@ -68,6 +68,22 @@ describe('ReplySequencer', () => {
     expect(events).toEqual(['saturated', 'relieved']);
   });
 
+  it('counts replies that are ready but wait behind a slow one: a flood of instant answers behind one slow request still saturates', async () => {
+    const events: string[] = [];
+    const out: string[] = [];
+    const seq = new ReplySequencer<string>({ deliver: (r) => out.push(r), maxPending: 4, onSaturated: () => events.push('saturated'), onRelieved: () => events.push('relieved') });
+    const slow = deferred<string>();
+    seq.push(slow.promise);
+    for (let i = 0; i < 3; i++) seq.push(`instant-${i}`);
+    expect(seq.pending).toBe(4);
+    expect(seq.isSaturated).toBe(true);
+    expect(events).toEqual(['saturated']);
+    slow.resolve('slow');
+    await tick();
+    expect(out).toEqual(['slow', 'instant-0', 'instant-1', 'instant-2']);
+    expect(events).toEqual(['saturated', 'relieved']);
+  });
+
   it('delivers nothing after close', async () => {
     const out: string[] = [];
     const seq = new ReplySequencer<string>({ deliver: (r) => out.push(r) });

@@ -86,15 +86,14 @@ export class ReplySequencer<T> {
         if (reply !== undefined) this.options.deliver(reply);
         return;
       }
+      // Ready but behind a slow reply: it counts toward maxPending like any other.
       this.slots.push({ done: true, value: reply });
+      this.checkSaturated();
       return;
     }
     const slot: Slot<T> = { done: false, value: undefined };
     this.slots.push(slot);
-    if (!this.saturated && this.pending >= this.maxPending) {
-      this.saturated = true;
-      this.options.onSaturated?.();
-    }
+    this.checkSaturated();
     reply.then(
       (value) => this.settle(slot, value),
       (error: unknown) => {
@@ -109,6 +108,13 @@ export class ReplySequencer<T> {
     this.closed = true;
     this.slots.length = 0;
     this.head = 0;
+  }
+
+  private checkSaturated(): void {
+    if (!this.saturated && this.pending >= this.maxPending) {
+      this.saturated = true;
+      this.options.onSaturated?.();
+    }
   }
 
   private settle(slot: Slot<T>, value: T | undefined): void {
