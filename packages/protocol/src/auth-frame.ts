@@ -2,7 +2,7 @@
  * The auth frame a client sends first (`{"type": "auth", "token": …}`) and the
  * server's answer, with a pure reader for each side.
  */
-import { isWireErrorCode, WIRE_ERROR_MESSAGES } from './error-codes.js';
+import { isObject, readWireError } from './frame-fields.js';
 import type { WireError } from './frames.js';
 
 /**
@@ -65,12 +65,5 @@ export function readAuthFrame(raw: unknown): AuthFrame | undefined {
 export function readAuthReply(raw: unknown): AuthReply | undefined {
   if (!isObject(raw) || raw['type'] !== 'auth' || typeof raw['ok'] !== 'boolean') return undefined;
   if (raw['ok']) return { type: 'auth', ok: true };
-  const error = isObject(raw['error']) ? raw['error'] : {};
-  const code = isWireErrorCode(error['code']) ? error['code'] : 'unauthorized';
-  const message = typeof error['message'] === 'string' ? error['message'] : WIRE_ERROR_MESSAGES[code];
-  return { type: 'auth', ok: false, error: { code, message } };
-}
-
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return { type: 'auth', ok: false, error: readWireError(raw) };
 }

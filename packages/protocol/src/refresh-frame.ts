@@ -4,7 +4,7 @@
  * answers with the new pair (the upgrade response's fields) or an error. The
  * connection goes on under the new pair.
  */
-import { isWireErrorCode, WIRE_ERROR_MESSAGES } from './error-codes.js';
+import { isObject, readWireError } from './frame-fields.js';
 import type { WireError } from './frames.js';
 import { readUpgradeResponse, type UpgradeResponse } from './http-bodies.js';
 
@@ -67,12 +67,5 @@ export function readRefreshReply(raw: unknown): RefreshReply | undefined {
     const pair = readUpgradeResponse(raw);
     return pair === undefined ? undefined : { ...raw, ...pair, type: 'refresh', ok: true };
   }
-  const error = isObject(raw['error']) ? raw['error'] : {};
-  const code = isWireErrorCode(error['code']) ? error['code'] : 'unauthorized';
-  const message = typeof error['message'] === 'string' ? error['message'] : WIRE_ERROR_MESSAGES[code];
-  return { type: 'refresh', ok: false, error: { code, message } };
-}
-
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return { type: 'refresh', ok: false, error: readWireError(raw) };
 }
