@@ -3,7 +3,7 @@
  * redis-server (started by test/support/global-setup.ts).
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { PortcullisError, sessionKey, TokenError } from '@portcullis/core';
+import { PortcullisError, sessionKey, TokenError, udpSessionId } from '@portcullis/core';
 import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
@@ -122,6 +122,36 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
       await expect(h.sessions.refresh(aliceJwt.refreshToken)).rejects.toMatchObject({ reason: 'revoked' });
       expect(events.at(-1)).toMatchObject({ principalId: 'alice' });
       expect([...(events.at(-1)?.sessionKeys ?? [])].sort()).toEqual([a1.accessToken, a2.accessToken].map(sessionKey).sort());
+    });
+
+    it("forgets a pair's UDP sid with the pair: revoked through either token, by revokePair, with its principal or its login, or refreshed", async () => {
+      const sidOf = (session: { accessToken: string }) => udpSessionId(session.accessToken).toString('hex');
+      const indexed = async (session: { accessToken: string }) => (await h.stores.cache.get('udp-session', sidOf(session))) !== undefined;
+      const byAccess = await h.sessions.upgrade(login().accessToken);
+      const byRefresh = await h.sessions.upgrade(login().accessToken);
+      const byPair = await h.sessions.upgrade(login().accessToken);
+      const refreshed = await h.sessions.upgrade(login().accessToken);
+      const ofPrincipal = await h.sessions.upgrade(login('carol').accessToken);
+      const family = login('dave');
+      const ofLogin = await h.sessions.upgrade(family.accessToken);
+      const all = [byAccess, byRefresh, byPair, refreshed, ofPrincipal, ofLogin];
+      for (const session of all) {
+        expect(await indexed(session)).toBe(true);
+        expect(await h.sessions.validateSid(sidOf(session))).toBeDefined();
+      }
+      expect(await h.sessions.revoke(byAccess.accessToken)).toBe(true);
+      expect(await h.sessions.revoke(byRefresh.refreshToken)).toBe(true);
+      expect(await h.sessions.revokePair(byPair.accessToken)).toBe(true);
+      const next = await h.sessions.refresh(refreshed.refreshToken);
+      if (next.kind !== 'session') throw new Error('expected a session pair');
+      expect(await h.sessions.revokeAllFor('carol')).toBe(1);
+      expect(await h.sessions.revoke(family.refreshToken)).toBe(true);
+      for (const session of all) {
+        expect(await indexed(session)).toBe(false);
+        expect(await h.sessions.validateSid(sidOf(session))).toBeUndefined();
+      }
+      expect(await indexed(next.session)).toBe(true);
+      expect(await h.sessions.validateSid(sidOf(next.session))).toMatchObject({ id: 'alice' });
     });
   });
 

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { udpMac, udpMacMatches, UdpKeyring, udpSessionId } from './udp-keyring.js';
+import { udpMac, udpMacMatches, UdpKeyring, udpSessionId, udpSessionIdOfKey } from './udp-keyring.js';
 
 const token = '0f8fad5b-d9cb-469f-a165-70867728950e;session';
 const signingKey = Buffer.alloc(32, 7);
@@ -9,6 +9,8 @@ describe('UdpKeyring', () => {
   it('derives sid = SHA-256(access token)[0..16] and udpKey = HMAC-SHA256(secret, "udp:" ‖ sid), the secret being HMAC-SHA256(signing key, "portcullis:udp-secret")', () => {
     const sid = createHash('sha256').update(token).digest().subarray(0, 16);
     expect(udpSessionId(token).equals(sid)).toBe(true);
+    // The store key of the token (base64url SHA-256) names the same sid.
+    expect(udpSessionIdOfKey(createHash('sha256').update(token).digest('base64url')).equals(sid)).toBe(true);
     const secret = createHmac('sha256', signingKey).update('portcullis:udp-secret').digest();
     const udpKey = createHmac('sha256', secret).update(Buffer.concat([Buffer.from('udp:'), sid])).digest();
     expect(new UdpKeyring(signingKey).udpKeyOf(token)).toBe(udpKey.toString('base64url'));

@@ -25,6 +25,19 @@ export function udpSessionId(accessToken: string): Buffer {
 }
 
 /**
+ * {@link udpSessionId} from the session's store key (`sessionKey` of the access token: the
+ * same SHA-256, base64url), for code that holds the key and not the token.
+ *
+ * @example
+ * ```ts
+ * udpSessionIdOfKey(sessionKey(accessToken)).equals(udpSessionId(accessToken)); // true
+ * ```
+ */
+export function udpSessionIdOfKey(accessKey: string): Buffer {
+  return Buffer.from(accessKey, 'base64url').subarray(0, UDP_SID_BYTES);
+}
+
+/**
  * The MAC of an authenticated datagram: the first 16 bytes of HMAC-SHA256(udpKey, signed).
  * For many datagrams of one key, keep a `UdpMacKey` (what the transport does): this
  * prepares the key on every call.

@@ -8,7 +8,7 @@ import type { Principal } from '../contracts/principal.js';
 import type { UpgradeResult } from '../contracts/sessions.js';
 import type { CacheStore, CacheWrite } from '../store/cache-store.js';
 import { frozenPrincipal, type AccessRecord, type RefreshRecord } from './session-record.js';
-import { udpSessionId, type UdpKeyring } from '../key/udp-keyring.js';
+import { udpSessionIdOfKey, type UdpKeyring } from '../key/udp-keyring.js';
 import { newSessionToken, sessionKey } from './session-token.js';
 import { openWith, sealUnder } from './token-seal.js';
 
@@ -63,10 +63,10 @@ export class SessionPairStore {
   async create(principal: Principal, fam: string | undefined, replacing?: { access: string; refresh: string }): Promise<UpgradeResult> {
     const draft = this.draft();
     const { accessRecord, refreshRecord } = this.records(draft, principal, fam);
-    const writes: CacheWrite[] = replacing ? [{ kind: 'delete', ns: 'session', key: replacing.access }, ...this.unindex(principal.id, fam, replacing.refresh)] : [];
+    const writes: CacheWrite[] = replacing ? [...this.forget(replacing.access), ...this.unindex(principal.id, fam, replacing.refresh)] : [];
     writes.push(
       { kind: 'set', ns: 'session', key: draft.access, value: accessRecord, ttlMs: this.lifetimes.accessMs },
-      // The UDP sid names the access record; it dies with it (a deleted record leaves the index pointing nowhere).
+      // The UDP sid names the access record; it lives as long, and every deletion of the record takes it too.
       { kind: 'set', ns: 'udp-session', key: draft.sidHex, value: draft.access, ttlMs: this.lifetimes.accessMs },
       { kind: 'set', ns: 'session-refresh', key: draft.refresh, value: refreshRecord, ttlMs: this.lifetimes.refreshMs },
       { kind: 'add-member', ns: 'principal-sessions', key: principal.id, member: draft.refresh, ttlMs: this.lifetimes.refreshMs },
@@ -80,12 +80,13 @@ export class SessionPairStore {
   draft(now = Date.now()): PairDraft {
     const accessToken = newSessionToken();
     const refreshToken = newSessionToken();
+    const access = sessionKey(accessToken);
     return Object.freeze({
       accessToken,
       refreshToken,
-      access: sessionKey(accessToken),
+      access,
       refresh: sessionKey(refreshToken),
-      sidHex: udpSessionId(accessToken).toString('hex'),
+      sidHex: udpSessionIdOfKey(access).toString('hex'),
       accessExpires: now + this.lifetimes.accessMs,
       refreshExpires: now + this.lifetimes.refreshMs,
       sealedAccess: sealUnder('paired access', refreshToken, accessToken),
@@ -166,7 +167,11 @@ export class SessionPairStore {
     const access = sessionKey(accessToken);
     const record = await this.cache.take<AccessRecord>('session', access);
     if (!record) return [];
-    await this.cache.write([{ kind: 'delete', ns: 'session-refresh', key: record.refresh }, ...this.unindex(record.principal.id, record.fam, record.refresh)]);
+    await this.cache.write([
+      { kind: 'delete', ns: 'session-refresh', key: record.refresh },
+      { kind: 'delete', ns: 'udp-session', key: udpSessionIdOfKey(access).toString('hex') },
+      ...this.unindex(record.principal.id, record.fam, record.refresh),
+    ]);
     return [access];
   }
 
@@ -179,7 +184,7 @@ export class SessionPairStore {
   async revokeByRefreshKey(refresh: string): Promise<string[]> {
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return [];
-    await this.cache.write([{ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refresh)]);
+    await this.cache.write([...this.forget(record.access), ...this.unindex(record.principal.id, record.fam, refresh)]);
     return [record.access];
   }
 
@@ -192,7 +197,7 @@ export class SessionPairStore {
     const revoked: string[] = [];
     records.forEach((record, i) => {
       if (!record) return;
-      writes.push({ kind: 'delete', ns: 'session', key: record.access }, ...this.unindex(record.principal.id, record.fam, refreshKeys[i] as string));
+      writes.push(...this.forget(record.access), ...this.unindex(record.principal.id, record.fam, refreshKeys[i] as string));
       revoked.push(record.access);
     });
     if (writes.length > 0) await this.cache.write(writes);
@@ -219,6 +224,14 @@ export class SessionPairStore {
     const oldest = live.slice(0, live.length - this.maxPerPrincipal);
     const revoked = await Promise.all(oldest.map(({ key }) => this.revokeByRefreshKey(key)));
     return revoked.flat();
+  }
+
+  /** Deletes an access record and the UDP `sid` entry that names it. */
+  private forget(access: string): CacheWrite[] {
+    return [
+      { kind: 'delete', ns: 'session', key: access },
+      { kind: 'delete', ns: 'udp-session', key: udpSessionIdOfKey(access).toString('hex') },
+    ];
   }
 
   private unindex(principalId: string, fam: string | undefined, refresh: string): CacheWrite[] {

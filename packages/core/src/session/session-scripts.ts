@@ -61,6 +61,24 @@ local function touchLogin(fam, upgraded, now, ttl)
   redis.call('SET', key('login', fam), cjson.encode({ value = login, expires = now + ttl }), 'PX', ttl)
   addMember(key('principal-logins', login.principalId), fam, ttl)
 end
+local B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+-- The UDP sid (hex) of the session whose access key is access: the first 16 bytes of the digest
+-- the key encodes (udpSessionIdOfKey). A key that is not base64url names no sid.
+local function sidOf(access)
+  if not string.find(access, '^' .. string.rep('[%w_%-]', 22)) then return '' end
+  local bits, held, hex = 0, 0, {}
+  for i = 1, 22 do
+    bits = bits * 64 + string.find(B64URL, string.sub(access, i, i), 1, true) - 1
+    held = held + 6
+    if held >= 8 and #hex < 16 then
+      held = held - 8
+      local byte = math.floor(bits / 2 ^ held)
+      bits = bits - byte * 2 ^ held
+      hex[#hex + 1] = string.format('%02x', byte)
+    end
+  end
+  return table.concat(hex)
+end
 `;
 
 /**
@@ -135,7 +153,7 @@ if verdict == 'no-epoch' then
   return { verdict }
 end
 redis.call('DEL', recordKey)
-redis.call('UNLINK', key('session', record.access))
+redis.call('UNLINK', key('session', record.access), key('udp-session', sidOf(record.access)))
 unindex(principal, fam, ARGV[2])
 if verdict == 'revoked' then
   redis.call('DEL', marker)
@@ -161,21 +179,21 @@ return { 'ok', raw, redis.call('SCARD', key('principal-sessions', principal)) }
 
 /**
  * ARGV: 2 the key of a session token, 3 revocation channel, 4 and 5 the event's text before and
- * after the revoked access key. Takes the pair, whichever token of the pair it is, and
- * announces it; answers the pair's access key, or nil when no live pair has that token.
+ * after the revoked access key. Takes the pair, whichever token of the pair it is, with its UDP
+ * `sid` entry, and announces it; answers the pair's access key, or nil when no live pair has that token.
  */
 const REVOKE = new RedisScript(`${PRELUDE}
 local function principalOf(record) return type(record.principal) == 'table' and record.principal.id or nil end
 local record = valueOf(redis.call('GETDEL', key('session', ARGV[2])))
 if type(record) == 'table' and type(record.refresh) == 'string' then
-  redis.call('UNLINK', key('session-refresh', record.refresh))
+  redis.call('UNLINK', key('session-refresh', record.refresh), key('udp-session', sidOf(ARGV[2])))
   unindex(principalOf(record), type(record.fam) == 'string' and record.fam or nil, record.refresh)
   redis.call('PUBLISH', ARGV[3], ARGV[4] .. ARGV[2] .. ARGV[5])
   return ARGV[2]
 end
 record = valueOf(redis.call('GETDEL', key('session-refresh', ARGV[2])))
 if type(record) == 'table' and type(record.access) == 'string' then
-  redis.call('UNLINK', key('session', record.access))
+  redis.call('UNLINK', key('session', record.access), key('udp-session', sidOf(record.access)))
   unindex(principalOf(record), type(record.fam) == 'string' and record.fam or nil, ARGV[2])
   redis.call('PUBLISH', ARGV[3], ARGV[4] .. record.access .. ARGV[5])
   return record.access

@@ -21,7 +21,7 @@ export type CacheNamespace =
   | 'session'
   /** session refresh token → refresh record */
   | 'session-refresh'
-  /** a session's UDP `sid` (hex) → the key of its access record, for as long as the access token lives */
+  /** a session's UDP `sid` (hex) → the key of its access record, for as long as the access token lives; deleted with the record */
   | 'udp-session'
   /** jti of an upgraded, rotated or logged-out JWT → marker until the JWT expires */
   | 'used-jwt'
