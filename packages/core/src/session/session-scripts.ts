@@ -24,7 +24,9 @@ import type { RefreshRecord } from './session-record.js';
 
 /**
  * Shared by the scripts. `ARGV[1]` is the key prefix (see `CacheScripts`). `lineage` decides as
- * `JwtInvalidation.isLineageRevoked` does; `touchLogin` is `LoginInventory.touch`.
+ * `JwtInvalidation.isLineageRevoked` does and reads the login's record with it, in one `MGET`;
+ * `touchLogin` is `LoginInventory.touch` on that record. Each `redis.call` costs a script a few
+ * microseconds, so reads go together and a set's TTL takes one `PEXPIRE` when it can.
  */
 const PRELUDE = `
 local prefix = ARGV[1]
@@ -35,31 +37,36 @@ local function valueOf(raw)
   if not ok or type(entry) ~= 'table' then return nil end
   return entry.value
 end
-local function addMember(k, member, ttl)
+-- The set's TTL becomes the longer of its own and ttl: NX gives a set without one (a new set) its
+-- first, GT only ever extends. The flag that most likely applies is tried first ('NX' when the set is likely new).
+local function addMember(k, member, ttl, first)
   redis.call('SADD', k, member)
-  redis.call('PEXPIRE', k, ttl, 'NX')
-  redis.call('PEXPIRE', k, ttl, 'GT')
+  if redis.call('PEXPIRE', k, ttl, first) == 0 then redis.call('PEXPIRE', k, ttl, first == 'NX' and 'GT' or 'NX') end
 end
 local function unindex(principal, fam, refresh)
   if principal then redis.call('SREM', key('principal-sessions', principal), refresh) end
   if fam then redis.call('SREM', key('family-sessions', fam), refresh) end
 end
+-- Answers the verdict and, when it is 'ok' and there is a family, the login's stored entry.
 local function lineage(iat, principal, fam)
-  local cutoff = valueOf(redis.call('GET', key('principal-cutoff', principal)))
+  local keys = { key('principal-cutoff', principal), key('store-epoch', '') }
+  if fam then keys[3], keys[4] = key('revoked-family', fam), key('login', fam) end
+  local found = redis.call('MGET', unpack(keys))
+  local cutoff = valueOf(found[1])
   if type(cutoff) == 'number' and iat <= cutoff then return 'revoked' end
-  if fam and redis.call('EXISTS', key('revoked-family', fam)) == 1 then return 'revoked' end
-  local epoch = valueOf(redis.call('GET', key('store-epoch', '')))
+  if fam and found[3] then return 'revoked' end
+  local epoch = valueOf(found[2])
   if type(epoch) ~= 'number' then return 'no-epoch' end
   if iat < epoch then return 'revoked' end
-  return 'ok'
+  return 'ok', fam and found[4] or nil
 end
-local function touchLogin(fam, upgraded, now, ttl)
-  local login = valueOf(redis.call('GET', key('login', fam)))
+local function touchLogin(fam, raw, upgraded, now, ttl)
+  local login = valueOf(raw)
   if type(login) ~= 'table' or type(login.principalId) ~= 'string' then return end
   login.refreshedAt = now
   if upgraded then login.upgraded = true end
   redis.call('SET', key('login', fam), cjson.encode({ value = login, expires = now + ttl }), 'PX', ttl)
-  addMember(key('principal-logins', login.principalId), fam, ttl)
+  addMember(key('principal-logins', login.principalId), fam, ttl, 'GT')
 end
 local B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 -- The UDP sid (hex) of the session whose access key is access: the first 16 bytes of the digest
@@ -90,32 +97,21 @@ end
  */
 const UPGRADE = new RedisScript(`${PRELUDE}
 local fam = ARGV[4] ~= '' and ARGV[4] or nil
-local verdict = lineage(tonumber(ARGV[2]), ARGV[3], fam)
+local verdict, login = lineage(tonumber(ARGV[2]), ARGV[3], fam)
 if verdict ~= 'ok' then return { verdict } end
 if not redis.call('SET', key('used-jwt', ARGV[5]), ARGV[6], 'PX', ARGV[7], 'NX') then return { 'used' } end
 redis.call('SET', key('session', ARGV[8]), ARGV[9], 'PX', ARGV[10])
 redis.call('SET', key('udp-session', ARGV[11]), ARGV[12], 'PX', ARGV[10])
 redis.call('SET', key('session-refresh', ARGV[13]), ARGV[14], 'PX', ARGV[15])
-addMember(key('principal-sessions', ARGV[18]), ARGV[13], ARGV[15])
+addMember(key('principal-sessions', ARGV[18]), ARGV[13], ARGV[15], 'NX')
 if fam then
-  addMember(key('family-sessions', fam), ARGV[13], ARGV[15])
-  touchLogin(fam, true, tonumber(ARGV[16]), tonumber(ARGV[17]))
+  addMember(key('family-sessions', fam), ARGV[13], ARGV[15], 'NX')
+  touchLogin(fam, login, true, tonumber(ARGV[16]), tonumber(ARGV[17]))
 end
 redis.call('PUBLISH', ARGV[19], ARGV[20])
 return { 'ok', redis.call('SCARD', key('principal-sessions', ARGV[18])) }
 `);
 
-/**
- * ARGV: 2 old refresh key, 3 claimed marker entry, 4 marker TTL, 5 now (s), 6 new access key,
- * 7 new refresh key, 8 sid hex, 9 udp-session entry, 10 access TTL, 11 refresh TTL,
- * 12 accessExpires, 13 refreshExpires, 14 sealed access, 15 now (ms), 16 marker expiry,
- * 17 login TTL.
- * The new records carry the old record's principal as it was stored, byte for byte: the script
- * copies its JSON text (the record starts with it, and the last `,"access":"` ends it: nothing
- * after the principal can hold that text) instead of decoding and encoding it again.
- * Answers `{'ok', old refresh entry, pairs the principal holds}`, `{'revoked', old access key}`,
- * `{'reused'}`, `{'unknown'}`, `{'unreadable'}` or `{'no-epoch'}`.
- */
 /** ARGV: 2 jti, 3 the draft's access key. Deletes the `used-jwt` marker only when it names that draft. */
 const RELEASE_UPGRADE = new RedisScript(`${PRELUDE}
 local marker = valueOf(redis.call('GET', key('used-jwt', ARGV[2])))
@@ -123,16 +119,26 @@ if type(marker) == 'table' and marker.upgradedTo == ARGV[3] then redis.call('DEL
 return 0
 `);
 
+/**
+ * ARGV: 2 old refresh key, 3 marker TTL, 4 now (s), 5 new access key, 6 new refresh key,
+ * 7 sid hex, 8 udp-session entry, 9 access TTL, 10 refresh TTL, 11 accessExpires,
+ * 12 refreshExpires, 13 sealed access, 14 now (ms), 15 marker expiry, 16 login TTL.
+ * The script runs as one step, so the reuse marker is looked for first and written once, at the
+ * end, naming the successor: a refresh that finds it is a reuse, one that does not is the only one.
+ * The new records carry the old record's principal as it was stored, byte for byte: the script
+ * copies its JSON text (the record starts with it, and the last `,"access":"` ends it: nothing
+ * after the principal can hold that text) instead of decoding and encoding it again.
+ * Answers `{'ok', old refresh entry, pairs the principal holds}`, `{'revoked', old access key}`,
+ * `{'reused'}`, `{'unknown'}`, `{'unreadable'}` or `{'no-epoch'}`.
+ */
 const REFRESH = new RedisScript(`${PRELUDE}
 local marker = key('used-session-refresh', ARGV[2])
-if not redis.call('SET', marker, ARGV[3], 'PX', ARGV[4], 'NX') then return { 'reused' } end
 local recordKey = key('session-refresh', ARGV[2])
-local raw = redis.call('GET', recordKey)
+local found = redis.call('MGET', marker, recordKey)
+if found[1] then return { 'reused' } end
+local raw = found[2]
 local record = valueOf(raw)
-if type(record) ~= 'table' then
-  redis.call('DEL', marker)
-  return { 'unknown' }
-end
+if type(record) ~= 'table' then return { 'unknown' } end
 local head = '{"value":{"principal":'
 local tail, from = nil, 1
 while true do
@@ -142,38 +148,30 @@ while true do
 end
 if string.sub(raw, 1, #head) ~= head or not tail or type(record.principal) ~= 'table'
   or type(record.principal.id) ~= 'string' or type(record.access) ~= 'string' then
-  redis.call('DEL', marker)
   return { 'unreadable' }
 end
 local principal = record.principal.id
 local fam = type(record.fam) == 'string' and record.fam or nil
-local verdict = lineage(tonumber(ARGV[5]), principal, fam)
-if verdict == 'no-epoch' then
-  redis.call('DEL', marker)
-  return { verdict }
-end
-redis.call('DEL', recordKey)
-redis.call('UNLINK', key('session', record.access), key('udp-session', sidOf(record.access)))
+local verdict, login = lineage(tonumber(ARGV[4]), principal, fam)
+if verdict == 'no-epoch' then return { verdict } end
+redis.call('UNLINK', recordKey, key('session', record.access), key('udp-session', sidOf(record.access)))
 unindex(principal, fam, ARGV[2])
-if verdict == 'revoked' then
-  redis.call('DEL', marker)
-  return { verdict, record.access }
-end
+if verdict == 'revoked' then return { verdict, record.access } end
 local principalJson = string.sub(raw, #head + 1, tail - 1)
 local famJson = fam and (',"fam":' .. cjson.encode(fam)) or ''
-redis.call('SET', key('session', ARGV[6]),
-  '{"value":{"principal":' .. principalJson .. ',"refresh":"' .. ARGV[7] .. '"' .. famJson .. ',"accessExpires":' .. ARGV[12] .. '},"expires":' .. ARGV[12] .. '}',
+redis.call('SET', key('session', ARGV[5]),
+  '{"value":{"principal":' .. principalJson .. ',"refresh":"' .. ARGV[6] .. '"' .. famJson .. ',"accessExpires":' .. ARGV[11] .. '},"expires":' .. ARGV[11] .. '}',
+  'PX', ARGV[9])
+redis.call('SET', key('udp-session', ARGV[7]), ARGV[8], 'PX', ARGV[9])
+redis.call('SET', key('session-refresh', ARGV[6]),
+  '{"value":{"principal":' .. principalJson .. ',"access":"' .. ARGV[5] .. '","sealedAccess":"' .. ARGV[13] .. '"' .. famJson .. ',"refreshExpires":' .. ARGV[12] .. '},"expires":' .. ARGV[12] .. '}',
   'PX', ARGV[10])
-redis.call('SET', key('udp-session', ARGV[8]), ARGV[9], 'PX', ARGV[10])
-redis.call('SET', key('session-refresh', ARGV[7]),
-  '{"value":{"principal":' .. principalJson .. ',"access":"' .. ARGV[6] .. '","sealedAccess":"' .. ARGV[14] .. '"' .. famJson .. ',"refreshExpires":' .. ARGV[13] .. '},"expires":' .. ARGV[13] .. '}',
-  'PX', ARGV[11])
-addMember(key('principal-sessions', principal), ARGV[7], ARGV[11])
-if fam then addMember(key('family-sessions', fam), ARGV[7], ARGV[11]) end
+addMember(key('principal-sessions', principal), ARGV[6], ARGV[10], 'GT')
+if fam then addMember(key('family-sessions', fam), ARGV[6], ARGV[10], 'GT') end
 redis.call('SET', marker,
-  '{"value":{"usedAt":' .. ARGV[15] .. ',"principalId":' .. cjson.encode(principal) .. ',"next":"' .. ARGV[7] .. '"},"expires":' .. ARGV[16] .. '}',
-  'PX', ARGV[4])
-if fam then touchLogin(fam, false, tonumber(ARGV[15]), tonumber(ARGV[17])) end
+  '{"value":{"usedAt":' .. ARGV[14] .. ',"principalId":' .. cjson.encode(principal) .. ',"next":"' .. ARGV[6] .. '"},"expires":' .. ARGV[15] .. '}',
+  'PX', ARGV[3])
+if fam then touchLogin(fam, login, false, tonumber(ARGV[14]), tonumber(ARGV[16])) end
 return { 'ok', raw, redis.call('SCARD', key('principal-sessions', principal)) }
 `);
 
@@ -283,17 +281,15 @@ export class SessionScripts {
   }
 
   /**
-   * Claims the reuse marker of the refresh token under `refresh`, takes its pair and stores the
-   * drafted pair in its place (same principal and family), completes the marker with the
-   * successor and notes the refresh in the login's record. A pair whose lineage was revoked is
-   * taken and not replaced.
+   * If the refresh token under `refresh` is unused: takes its pair and stores the drafted pair in
+   * its place (same principal and family), marks the token used with its successor and notes the
+   * refresh in the login's record. A pair whose lineage was revoked is taken and not replaced.
    */
   async refresh(refresh: string, draft: PairDraft, markerMs: number): Promise<ScriptedRefresh> {
     const now = Date.now();
     const { accessMs, refreshMs } = this.lifetimes;
     const reply = (await this.scripts.run(REFRESH, [
       refresh,
-      encodeEntry({ usedAt: now }, markerMs, now),
       String(markerMs),
       String(epochSecondsNow()),
       draft.access,
