@@ -3,13 +3,33 @@
  * successor credential must travel or rest outside memory (the reuse grace's cache entry, a
  * refresh's revocation event): the store and the channel never carry it readable.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomFillSync } from 'node:crypto';
 
 /** What a sealed value is for: each purpose derives its own key from the token. */
 export type SealPurpose = 'refresh successor' | 'access successor' | 'paired access';
 
+const NONCE_BYTES = 12;
+/** Nonces drawn from the CSPRNG at once: a draw costs about 5 µs for 12 bytes and for 4 KiB alike. */
+const NONCE_POOL_BYTES = NONCE_BYTES * 341;
+let noncePool = Buffer.alloc(0);
+let nonceOffset = 0;
+
+/**
+ * A fresh random nonce. Each byte of a draw is handed out once, and a used-up draw is replaced,
+ * never refilled. Nonces travel in the sealed text, so the pool holds nothing secret.
+ */
+function nonce(): Buffer {
+  if (nonceOffset + NONCE_BYTES > noncePool.length) {
+    noncePool = randomFillSync(Buffer.allocUnsafeSlow(NONCE_POOL_BYTES));
+    nonceOffset = 0;
+  }
+  const next = Buffer.from(noncePool.subarray(nonceOffset, nonceOffset + NONCE_BYTES));
+  nonceOffset += NONCE_BYTES;
+  return next;
+}
+
 function sealKey(purpose: SealPurpose, token: string): Buffer {
-  return createHash('sha256').update(`portcullis ${purpose}\0`).update(token).digest();
+  return hash('sha256', `portcullis ${purpose}\0${token}`, 'buffer');
 }
 
 /**
@@ -21,7 +41,7 @@ function sealKey(purpose: SealPurpose, token: string): Buffer {
  * ```
  */
 export function sealUnder(purpose: SealPurpose, token: string, text: string): string {
-  const iv = randomBytes(12);
+  const iv = nonce();
   const cipher = createCipheriv('aes-256-gcm', sealKey(purpose, token), iv);
   const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
