@@ -66,6 +66,8 @@ function readMessage(text: string): BusMessage | PushMessage | undefined {
  */
 export class RedisRevocationBus extends LocalRevocationBus {
   private readonly origin = randomUUID();
+  /** How every message this bus publishes begins (after `origin`, which it reads): its own are dropped before they are parsed. */
+  private readonly ownPrefix = `{"o":${JSON.stringify(this.origin)},`;
   private readonly subscriber: RedisClient;
   private readonly sharded: boolean;
   /** Cluster and sentinel clients share the command client for pub/sub; single servers get a duplicate. */
@@ -211,6 +213,7 @@ export class RedisRevocationBus extends LocalRevocationBus {
   }
 
   private receive(text: string): void {
+    if (text.startsWith(this.ownPrefix)) return;
     const message = readMessage(text);
     if (!message || message.o === this.origin) return;
     if ('e' in message) this.deliver(message.e);
