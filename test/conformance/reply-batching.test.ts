@@ -74,6 +74,23 @@ function wsFrames(chunk: Buffer): string[] {
   return texts;
 }
 
+/**
+ * Sends MOVES requests in one segment and expects their replies, in order, from one
+ * server write. Closes the client.
+ */
+async function expectOneWriteForMoves(port: number, client: Socket, frame: (text: string) => Uint8Array, split: (chunk: Buffer) => string[]): Promise<void> {
+  const counter = countServerWrites(port);
+  try {
+    client.write(Buffer.concat(Array.from({ length: MOVES }, (_, i) => frame(move(i + 1)))));
+    const replies = await awaitReplies(client, MOVES, split);
+    expect(replies).toEqual(Array.from({ length: MOVES }, (_, i) => ({ id: i + 1, ok: true, data: { x: i + 1, y: 1, by: 'batcher' } })));
+    expect(counter.writes()).toBe(1);
+  } finally {
+    counter.restore();
+    client.destroy();
+  }
+}
+
 let stack: TestStack;
 beforeEach(async () => {
   stack = await createMemoryTestStack({ portals: [TestGamePortal] });
@@ -110,16 +127,7 @@ describe('replies to requests read at once leave in one write', () => {
     const [head] = await once(client, 'data');
     expect((head as Buffer).toString('latin1')).toMatch(/^HTTP\/1\.1 101 /);
 
-    const counter = countServerWrites(port);
-    try {
-      client.write(Buffer.concat(Array.from({ length: MOVES }, (_, i) => maskedTextFrame(move(i + 1)))));
-      const replies = await awaitReplies(client, MOVES, wsFrames);
-      expect(replies).toEqual(Array.from({ length: MOVES }, (_, i) => ({ id: i + 1, ok: true, data: { x: i + 1, y: 1, by: 'batcher' } })));
-      expect(counter.writes()).toBe(1);
-    } finally {
-      counter.restore();
-      client.destroy();
-    }
+    await expectOneWriteForMoves(port, client, maskedTextFrame, wsFrames);
   });
 
   it('on TCP', async () => {
@@ -132,15 +140,6 @@ describe('replies to requests read at once leave in one write', () => {
     client.write(encodeFrame(JSON.stringify({ type: 'auth', token: await stack.session('batcher') })));
     expect(await awaitReplies(client, 1, tcpFrames)).toEqual([{ type: 'auth', ok: true }]);
 
-    const counter = countServerWrites(port);
-    try {
-      client.write(Buffer.concat(Array.from({ length: MOVES }, (_, i) => encodeFrame(move(i + 1)))));
-      const replies = await awaitReplies(client, MOVES, tcpFrames);
-      expect(replies).toEqual(Array.from({ length: MOVES }, (_, i) => ({ id: i + 1, ok: true, data: { x: i + 1, y: 1, by: 'batcher' } })));
-      expect(counter.writes()).toBe(1);
-    } finally {
-      counter.restore();
-      client.destroy();
-    }
+    await expectOneWriteForMoves(port, client, encodeFrame, tcpFrames);
   });
 });
