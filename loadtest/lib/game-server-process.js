@@ -17,17 +17,22 @@ import { serveParent } from '../../bench/lib/child-rpc.js';
 import { startLoopMonitor } from './loop-monitor.js';
 
 const env = process.env;
-const problems = { warn: 0, error: 0, lastError: undefined };
-/** Silent, but counts warnings and errors, which the reports show. */
+const problems = { warn: 0, error: 0, lastError: undefined, byMessage: {} };
+/** Silent, but counts warnings and errors by category and message (our messages are fixed texts), which the reports show. */
+function count(level, category, message) {
+  problems[level]++;
+  const key = `${level} [${category}] ${message}`;
+  problems.byMessage[key] = (problems.byMessage[key] ?? 0) + 1;
+}
 const countingLoggers = {
   create: (category) => ({
     debug() {},
     info() {},
-    warn() {
-      problems.warn++;
+    warn(message) {
+      count('warn', category, message);
     },
     error(message) {
-      problems.error++;
+      count('error', category, message);
       problems.lastError = `[${category}] ${message}`;
     },
   }),
@@ -110,7 +115,7 @@ function stats({ gc = false } = {}) {
     cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
     connections: { registry: registry.size, ws: realtime.ws.connectionCount, tcp: realtime.tcp.connectionCount },
     udpDropped: { ...realtime.udp.dropped },
-    problems: { ...problems },
+    problems: { ...problems, byMessage: { ...problems.byMessage } },
   };
 }
 

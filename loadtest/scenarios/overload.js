@@ -25,7 +25,7 @@ import { formatMachineLoad, processTicks, watchMachineLoad } from '../lib/machin
 import { phasedDriver } from '../lib/phased-load.js';
 import { revocationProbe } from '../lib/revocation-probe.js';
 import { startGameServer } from '../lib/server-handle.js';
-import { int, latencySummary, ms, sleep } from '../lib/stats.js';
+import { formatServerLog, int, latencySummary, ms, sleep } from '../lib/stats.js';
 import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
 
 const BUCKET_MS = 250;
@@ -245,7 +245,7 @@ export function formatOverload(r) {
     `    event loop      max delay ${ms(r.eventLoopMaxDelayMs)} over the three phases`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
     `    pinning         ${r.pinning ?? 'not recorded'}`,
-    `    server log      ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors`,
+    `    server log      ${formatServerLog(r.serverLogged)}`,
   );
   return lines.join('\n');
 }

@@ -39,7 +39,7 @@ import { heapDiff } from '../lib/heap-diff.js';
 import { formatMachineLoad, watchMachineLoad } from '../lib/machine-load.js';
 import { startGameServer } from '../lib/server-handle.js';
 import { openTcp, openUdp } from '../lib/socket-clients.js';
-import { int, linearFit, mb, signed, sleep } from '../lib/stats.js';
+import { formatServerLog, int, linearFit, mb, signed, sleep } from '../lib/stats.js';
 import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
 
 const PASSWORD = 'soak test password 1234';
@@ -336,7 +336,7 @@ export function formatSoak(r) {
     ...formatStore(r),
     `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (limits: application objects net of store entries kept by design < 1 MB/h, handles < 10/h)`,
     ...(r.heapSnapshots.length ? [`    heap snapshots  ${r.heapSnapshots.join(', ')}`] : []),
-    `    after close     ${r.afterClose.handles} handles, connections ${JSON.stringify(r.afterClose.connections)}; server log ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors`,
+    `    after close     ${r.afterClose.handles} handles, connections ${JSON.stringify(r.afterClose.connections)}; server log ${formatServerLog(r.serverLogged)}`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
     `    pinning         ${r.pinning ?? 'not recorded'}`,
   ].join('\n');
