@@ -10,7 +10,8 @@
  *   (b) storm  a login storm at bcrypt cost 11, event-loop delay measured in the server
  *   (c) soak   minutes of moderate load, RSS / heap / handles sampled, growth slope fitted
  *   (d) overload  twice the server's measured capacity for 10 s, then half: answered within 1 s,
- *              refusals, latency per phase, and how long p99 takes to get back under 50 ms
+ *              refusals, latency per phase, and how long p99 takes to get back under 50 ms; and
+ *              --revoked (100) more players logged out meanwhile, none of whom may be served after it
  *
  * The server process is pinned to one core and this process (the load generator, and a
  * redis-server it starts) to another with taskset, so the generator cannot take the
@@ -23,11 +24,11 @@
  * Usage: npm run loadtest [-- [ws] [storm] [soak] [overload] [--quick] [--clients=N] [--duration=S] [--rate=R]
  *          [--providers=control,inmemory,redis,redis-fleet] [--fleet-servers=N] [--logins=N] [--storm-rounds=N] [--work-factor=N]
  *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis]
- *          [--capacity=R] [--probe-seconds=S] [--steady-seconds=S] [--overload-seconds=S] [--recovery-seconds=S]
+ *          [--capacity=R] [--revoked=N] [--probe-seconds=S] [--steady-seconds=S] [--overload-seconds=S] [--recovery-seconds=S]
  *          [--server-cpu=N] [--generator-cpu=N] [--no-pin] [--no-save] [--docs-only]]
  * Every option also reads from the environment: LOADTEST_CLIENTS, LOADTEST_DURATION_S, LOADTEST_RATE,
  * LOADTEST_PROVIDERS, LOADTEST_FLEET_SERVERS, LOADTEST_LOGINS, LOADTEST_STORM_ROUNDS, LOADTEST_WORK_FACTOR,
- * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_CAPACITY, LOADTEST_PROBE_S,
+ * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_CAPACITY, LOADTEST_REVOKED, LOADTEST_PROBE_S,
  * LOADTEST_STEADY_S, LOADTEST_OVERLOAD_S, LOADTEST_RECOVERY_S, LOADTEST_SERVER_CPU, LOADTEST_GENERATOR_CPU,
  * LOADTEST_NO_PIN=1, LOADTEST_QUICK=1. `--capacity=0` (the default) measures the capacity first.
  * LOADTEST_HEAP_SNAPSHOTS=<dir> keeps the soak's two server heap snapshots there (open them in Chrome
@@ -47,7 +48,7 @@ import { replaceLoadtestBlock } from './lib/loadtest-report.js';
 import { formatLoginStorm, runLoginStorm } from './scenarios/login-storm.js';
 import { pinProcess, planPinning } from '../bench/lib/cpu-pinning.js';
 import { setServerCpu } from './lib/server-handle.js';
-import { formatOverload, runOverload } from './scenarios/overload.js';
+import { formatOverload, revocationErrors, runOverload } from './scenarios/overload.js';
 import { formatSoak, runSoak } from './scenarios/soak.js';
 import { formatWsFleet, runWsFleet } from './scenarios/ws-fleet.js';
 import { formatWsMove, runWsMove } from './scenarios/ws-move.js';
@@ -71,6 +72,7 @@ const OPTIONS = {
   'sample-seconds': ['LOADTEST_SAMPLE_S', 10, Number],
   'soak-store': ['LOADTEST_SOAK_STORE', 'inmemory', String],
   capacity: ['LOADTEST_CAPACITY', 0, Number],
+  revoked: ['LOADTEST_REVOKED', 100, Number],
   'probe-seconds': ['LOADTEST_PROBE_S', 5, Number],
   'steady-seconds': ['LOADTEST_STEADY_S', 5, Number],
   'overload-seconds': ['LOADTEST_OVERLOAD_S', 10, Number],
@@ -202,6 +204,7 @@ async function main() {
   if (topics.includes('overload')) {
     const result = await runOverload({
       clients: options.clients,
+      revoked: options.revoked,
       capacity: options.capacity,
       probeS: options['probe-seconds'],
       steadyS: options['steady-seconds'],
@@ -212,6 +215,8 @@ async function main() {
     record('overload', result, formatOverload(result));
     const broken = result.phases.reduce((n, p) => n + p.mismatched, 0);
     if (broken > 0) errors.push(`overload: ${broken} replies out of order`);
+    const revocation = revocationErrors(result.revocations);
+    if (revocation > 0) errors.push(`overload: ${revocation} revocation errors (${result.revocations.violations} violations)`);
   }
 
   if (save) {

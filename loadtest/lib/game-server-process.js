@@ -3,13 +3,13 @@
  * `/api`, `/game` on WebSocket, TCP and UDP) in its own process, so its CPU,
  * memory and event loop are measured without the load generator's. Started by
  * server-handle.js with `fork`; configured by LOADTEST_* variables; answers
- * commands over IPC (accounts, tokens, stats, event-loop delay, close).
+ * commands over IPC (accounts, tokens, stats, store entries by namespace, event-loop delay, close).
  * Event-loop responsiveness is measured by loop-monitor.js.
  */
 import 'reflect-metadata';
 import { writeHeapSnapshot } from 'node:v8';
 import {
-  ACCOUNT_STORE, ConnectionRegistry, GateDispatcher, JwtTokenIssuer, loadConfig, PasswordHasher, silentLoggerFactory,
+  ACCOUNT_STORE, ConnectionRegistry, GateDispatcher, JwtTokenIssuer, loadConfig, PasswordHasher, SessionStores, silentLoggerFactory,
 } from '@portcullis/core';
 import { createGameServer } from '../../examples/game-server/dist/game-server.js';
 import { startRealtime } from '../../examples/game-server/dist/realtime.js';
@@ -17,17 +17,22 @@ import { serveParent } from '../../bench/lib/child-rpc.js';
 import { startLoopMonitor } from './loop-monitor.js';
 
 const env = process.env;
-const problems = { warn: 0, error: 0, lastError: undefined };
-/** Silent, but counts warnings and errors, which the reports show. */
+const problems = { warn: 0, error: 0, lastError: undefined, byMessage: {} };
+/** Silent, but counts warnings and errors by category and message (our messages are fixed texts), which the reports show. */
+function count(level, category, message) {
+  problems[level]++;
+  const key = `${level} [${category}] ${message}`;
+  problems.byMessage[key] = (problems.byMessage[key] ?? 0) + 1;
+}
 const countingLoggers = {
   create: (category) => ({
     debug() {},
     info() {},
-    warn() {
-      problems.warn++;
+    warn(message) {
+      count('warn', category, message);
     },
     error(message) {
-      problems.error++;
+      count('error', category, message);
       problems.lastError = `[${category}] ${message}`;
     },
   }),
@@ -58,6 +63,43 @@ const issuer = server.container.resolve(JwtTokenIssuer);
 const registry = server.container.resolve(ConnectionRegistry);
 
 const loop = startLoopMonitor();
+const cache = server.container.resolve(SessionStores).cache;
+
+/**
+ * The session cache's entries by namespace (the key up to its first `:`): how many, how
+ * many have no expiry, how many are past it (in memory: not swept yet), the latest expiry
+ * from now, and the most members of a set-valued entry; and the configured token
+ * lifetimes and clock skew, which bound how long markers are kept. In memory it reads the provider's
+ * Map (a private field; only read, and only here); on Redis it scans `portcullis:*` keys
+ * and reports counts only.
+ */
+async function storeEntries() {
+  const { accessTokenMinutes, refreshTokenDays, clockSkewSeconds, session } = config.security;
+  const lifetimes = {
+    accessTokenMs: accessTokenMinutes * 60_000,
+    loginTokenMs: Math.max(accessTokenMinutes * 60_000, refreshTokenDays * 86_400_000),
+    clockSkewMs: clockSkewSeconds * 1000,
+    sessionAccessMs: session.accessMinutes * 60_000,
+  };
+  const now = Date.now();
+  const namespaces = {};
+  const at = (ns) => (namespaces[ns] ??= { count: 0, noExpiry: 0, expired: 0, maxRemainingMs: 0, maxMembers: 0 });
+  if (cache.provider === 'inmemory') {
+    for (const [key, entry] of cache.entries) {
+      const ns = at(key.slice(0, key.indexOf(':')));
+      ns.count++;
+      if (entry.expires === undefined) ns.noExpiry++;
+      else if (entry.expires <= now) ns.expired++;
+      else ns.maxRemainingMs = Math.max(ns.maxRemainingMs, entry.expires - now);
+      if (entry.value instanceof Set) ns.maxMembers = Math.max(ns.maxMembers, entry.value.size);
+    }
+    return { provider: cache.provider, detail: true, namespaces, lifetimes };
+  }
+  for await (const batch of cache.client.scanIterator({ MATCH: 'portcullis:*', COUNT: 1000 })) {
+    for (const key of [].concat(batch)) at(key.split(':')[1]).count++;
+  }
+  return { provider: cache.provider, detail: false, namespaces, lifetimes };
+}
 
 function stats({ gc = false } = {}) {
   if (gc && globalThis.gc) for (let i = 0; i < 2; i++) globalThis.gc();
@@ -73,7 +115,7 @@ function stats({ gc = false } = {}) {
     cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
     connections: { registry: registry.size, ws: realtime.ws.connectionCount, tcp: realtime.tcp.connectionCount },
     udpDropped: { ...realtime.udp.dropped },
-    problems: { ...problems },
+    problems: { ...problems, byMessage: { ...problems.byMessage } },
   };
 }
 
@@ -90,6 +132,7 @@ const handlers = {
     return Array.from({ length: count }, (_, i) => issuer.issueLoginPair(`${prefix}${i}`, { name: `${prefix}${i}`, role: ['player'] }).accessToken);
   },
   stats,
+  'store-entries': storeEntries,
   'heap-snapshot': ({ file }) => {
     globalThis.gc?.();
     return writeHeapSnapshot(file);

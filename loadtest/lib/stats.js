@@ -50,3 +50,9 @@ export const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 export const signed = (n, digits, unit) => `${n >= 0 ? '+' : ''}${n.toFixed(digits)} ${unit}`;
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The server's warnings and errors, counted and the most frequent messages named. */
+export function formatServerLog(logged, most = 3) {
+  const top = Object.entries(logged.byMessage ?? {}).sort((a, b) => b[1] - a[1]).slice(0, most);
+  return `${logged.warn} warnings, ${logged.error} errors${top.length ? ` (${top.map(([m, n]) => `${m} ×${n}`).join('; ')})` : ''}`;
+}

@@ -51,8 +51,8 @@ export async function closeSockets(sockets, timeoutMs = 5000) {
 
 /**
  * Drives `move` on every socket. `start()` begins; `measure()` starts counting
- * (after a warm-up); `stop()` stops sending, waits up to `drainMs` for the last
- * replies and answers the tallies.
+ * (after a warm-up); `pause()` and `resume()` hold a paced load; `stop()` stops
+ * sending, waits up to `drainMs` for the last replies and answers the tallies.
  */
 export function moveDriver(sockets, { rate = 4, maxInFlight = 64, gate = 'move', portal = '/game' } = {}) {
   const tally = { sent: 0, replies: 0, errorReplies: 0, errorCodes: {}, mismatched: 0, unexpectedCloses: 0, skipped: 0 };
@@ -61,6 +61,7 @@ export function moveDriver(sockets, { rate = 4, maxInFlight = 64, gate = 'move',
   /** Latencies and error replies count only for requests sent from here on: a warm-up's backlog is not the measured load's (throughput counts every reply). */
   let measuredFrom = Infinity;
   let running = false;
+  let paused = false;
   let ticker;
   const clients = sockets.map((ws, index) => {
     const client = { ws, index, nextId: 1, expectId: 1, sentAt: [], head: 0, open: true };
@@ -133,8 +134,16 @@ export function moveDriver(sockets, { rate = 4, maxInFlight = 64, gate = 'move',
       let done = 0;
       ticker = setInterval(() => {
         const due = Math.floor((performance.now() - began) / 10);
+        if (paused) done = due + 1;
         for (; done <= due; done++) for (const client of bySlot[done % slots]) send(client);
       }, 10);
+    },
+    /** Sends nothing until `resume()`; the slots missed meanwhile are skipped, not caught up. */
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
     },
     measure() {
       measuring = true;

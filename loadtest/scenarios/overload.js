@@ -9,13 +9,23 @@
  * an answer), the refusal codes seen, latency, and the CPU of the server and of the
  * generator; and how long after the load dropped the p99 latency (of requests by the
  * time they were sent, in 250 ms buckets) got back under 50 ms and stayed there.
+ *
+ * Revocation under overload: `revoked` more players (100 by default) send `move` at
+ * 10/s each from the first phase on, outside the phase tallies, and are logged out
+ * (`POST /auth/logout` with their session token) one by one: two thirds spread over the
+ * overload phase, the rest over the first half of the recovery. From a logout's 204 on,
+ * a request of that player answered `ok: true` is a violation, and so is a reconnect with
+ * the revoked token that the server accepts; the socket must close with 4401. Reported:
+ * players revoked, closed with 4401 and how fast after the 204 (p50/p99), violations.
+ * revocation-probe.js says what counts how.
  */
 import { performance } from 'node:perf_hooks';
 import { upgradeAll } from '../lib/http-client.js';
 import { formatMachineLoad, processTicks, watchMachineLoad } from '../lib/machine-load.js';
 import { phasedDriver } from '../lib/phased-load.js';
+import { revocationProbe } from '../lib/revocation-probe.js';
 import { startGameServer } from '../lib/server-handle.js';
-import { int, latencySummary, ms, sleep } from '../lib/stats.js';
+import { formatServerLog, int, latencySummary, ms, sleep } from '../lib/stats.js';
 import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
 
 const BUCKET_MS = 250;
@@ -116,14 +126,18 @@ function summarizePhase(phase, cpu) {
 }
 
 /**
- * @param {{ clients: number, capacity?: number, probeS?: number, steadyS?: number, overloadS?: number, recoveryS?: number, pinning?: string }} options
+ * @param {{ clients: number, revoked?: number, capacity?: number, probeS?: number, steadyS?: number, overloadS?: number, recoveryS?: number, pinning?: string }} options
+ *   `revoked`: players logged out during the overload and the recovery (besides `clients`);
  *   `capacity`: msg/s to take as the server's capacity (0 or undefined: measure it); `pinning`: for the report.
  */
-export async function runOverload({ clients, capacity, probeS = 5, steadyS = 5, overloadS = 10, recoveryS = 20, pinning }) {
+export async function runOverload({ clients, revoked = 100, capacity, probeS = 5, steadyS = 5, overloadS = 10, recoveryS = 20, pinning }) {
   const server = await startGameServer({ provider: 'inmemory' });
   try {
     const sessions = await upgradeAll(server.http, await server.call('jwts', { prefix: 'overload-', count: clients }));
     const sockets = await openSockets(server.wsUrl, sessions.map((s) => s.accessToken));
+    const sampleTokens = (await upgradeAll(server.http, await server.call('jwts', { prefix: 'revoked-', count: revoked }))).map((s) => s.accessToken);
+    const sampleSockets = await openSockets(server.wsUrl, sampleTokens);
+    const revocation = revocationProbe({ http: server.http, wsUrl: server.wsUrl, players: sampleSockets.map((ws, i) => ({ ws, token: sampleTokens[i] })) });
     const probe = capacity > 0 ? undefined : await measureCapacity(sockets, probeS, server.pid);
     const base = Math.min(capacity > 0 ? capacity : probe.perCore, MAX_RATE / 2);
     await sleep(1000);
@@ -133,20 +147,25 @@ export async function runOverload({ clients, capacity, probeS = 5, steadyS = 5, 
     await server.call('loop-reset');
     const plan = [['steady, 0.5× capacity', base / 2, steadyS], ['overload, 2× capacity', base * 2, overloadS], ['recovery, 0.5× capacity', base / 2, recoveryS]];
     const cpuByPhase = [];
+    const duringOverload = Math.round((revoked * 2) / 3);
+    revocation.start();
     for (const [name, rate, seconds] of plan) {
       const began = performance.now();
       const generator = process.cpuUsage();
       const serverTicks = processTicks(server.pid);
       driver.phase(name, Math.round(rate));
+      if (name === plan[1][0]) revocation.revokeOver(duringOverload, seconds * 1000);
+      if (name === plan[2][0]) revocation.revokeOver(revoked - duringOverload, (seconds * 1000) / 2);
       await sleep(seconds * 1000);
       const elapsed = (performance.now() - began) / 1000;
       const used = process.cpuUsage(generator);
       cpuByPhase.push({ server: (processTicks(server.pid) - serverTicks) / 100 / elapsed, generator: (used.user + used.system) / 1e6 / elapsed });
     }
     const phases = await driver.stop(5000);
+    const revocations = await revocation.finish(5000);
     const machineLoad = machine.stop();
     const loop = await server.call('loop-read');
-    await closeSockets(sockets);
+    await closeSockets([...sockets, ...sampleSockets]);
     const stats = await server.call('stats');
 
     const recovery = recoveryAfterDrop(phases[2]);
@@ -158,6 +177,7 @@ export async function runOverload({ clients, capacity, probeS = 5, steadyS = 5, 
       recovery: { p99TargetMs: P99_TARGET_MS, bucketMs: BUCKET_MS, seconds: recovery.seconds, firstSeconds: recovery.firstSeconds, withinS: recoveryS, p99BySecondMs: recovery.p99BySecondMs },
       steadyP99BySecondMs: bucketP99(phases[0], 1000),
       overloadP99BySecondMs: bucketP99(phases[1], 1000),
+      revocations,
       eventLoopMaxDelayMs: loop.maxMs,
       serverLogged: stats.problems,
       machineLoad,
@@ -175,6 +195,23 @@ function codes(record) {
 
 function pct(share) {
   return Number.isFinite(share) ? `${(share * 100).toFixed(1)} %` : 'n/a';
+}
+
+/** Problems the revocation check found; each counts as an error of the run. */
+export function revocationErrors(v) {
+  return v.violations + v.logoutsFailed + v.notClosed + Object.values(v.otherCloses).reduce((a, b) => a + b, 0);
+}
+
+function formatRevocations(v) {
+  if (!v) return [];
+  const list = (record) => Object.entries(record).map(([k, n]) => `${k} ×${int(n)}`).join(', ') || 'none';
+  const other = Object.keys(v.otherCloses).length ? `; closed with other codes: ${list(v.otherCloses)}` : '';
+  return [
+    `    revocation      ${int(v.revoked)} of ${int(v.players)} more players (move at 10/s each) logged out during overload and recovery${v.logoutsFailed ? `, ${v.logoutsFailed} logouts NOT answered 204` : ''}`,
+    `      closed 4401   ${int(v.closed4401)} of ${int(v.revoked)} · after the logout's 204: p50 ${ms(v.closeAfterLogoutMs.p50)} · p99 ${ms(v.closeAfterLogoutMs.p99)} · max ${ms(v.closeAfterLogoutMs.max)} (0: closed before the 204 arrived, ${int(v.closedBeforeLogoutAnswer)} sockets)${v.notClosed ? ` · ${v.notClosed} NOT closed within ${v.graceMs / 1000} s` : ''}${other}`,
+    `      violations    ${int(v.violations)} (replies ok to requests sent after the 204: ${int(v.okRepliesAfterLogout)}; reconnects with the revoked token: ${list(v.reconnects)})`,
+    `      in flight     ${int(v.okInFlight)} replies ok after the 204 to requests sent before it (not violations); refusals after the 204: ${list(v.refusedAfterLogout)}`,
+  ];
 }
 
 /** The printed report. */
@@ -204,10 +241,11 @@ export function formatOverload(r) {
   lines.push(
     `    recovery        ${rec.seconds === undefined ? `p99 NOT back under ${rec.p99TargetMs} ms for good (the last 2 s of the phase at least) within the ${rec.withinS} s of the recovery phase` : `p99 back under ${rec.p99TargetMs} ms ${rec.seconds.toFixed(2)} s after the load dropped, and stayed there`}${first} (requests by send time, ${rec.bucketMs} ms buckets)`,
     `    p99 by second   steady ${bySecond(r.steadyP99BySecondMs)} | overload ${bySecond(r.overloadP99BySecondMs)} | recovery ${bySecond(rec.p99BySecondMs)} (ms)`,
+    ...formatRevocations(r.revocations),
     `    event loop      max delay ${ms(r.eventLoopMaxDelayMs)} over the three phases`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
     `    pinning         ${r.pinning ?? 'not recorded'}`,
-    `    server log      ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors`,
+    `    server log      ${formatServerLog(r.serverLogged)}`,
   );
   return lines.join('\n');
 }

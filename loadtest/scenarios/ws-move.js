@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { upgradeAll } from '../lib/http-client.js';
 import { formatMachineLoad, watchMachineLoad } from '../lib/machine-load.js';
 import { startControlServer, startGameServer } from '../lib/server-handle.js';
-import { latencySummary, int, mb, ms, sleep } from '../lib/stats.js';
+import { formatServerLog, int, latencySummary, mb, ms, sleep } from '../lib/stats.js';
 import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
 
 /**
@@ -107,6 +107,6 @@ export function formatWsMove(r) {
     `    pinning         ${r.pinning ?? 'not recorded'}`,
     `    setup           ${r.provider === 'control' ? '' : `${int(r.clients)} upgrades over HTTP in ${r.setup.upgradeSeconds.toFixed(1)} s, `}${int(r.clients)} sockets opened in ${r.setup.openSeconds.toFixed(1)} s`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
-    `    server log      ${r.serverLogged.warn} warnings, ${r.serverLogged.error} errors; connections after disconnect: ${JSON.stringify(r.serverConnections.afterDisconnect)}`,
+    `    server log      ${formatServerLog(r.serverLogged)}; connections after disconnect: ${JSON.stringify(r.serverConnections.afterDisconnect)}`,
   ].join('\n');
 }

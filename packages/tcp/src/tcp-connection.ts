@@ -74,9 +74,17 @@ export class TcpConnection {
       this.socket.destroy();
       return;
     }
-    for (const frame of frames) {
-      if (this.socket.destroyed) return;
-      this.protocol.receive(frame);
+    // Several requests in one read (the server fell behind its client): the replies answered
+    // at once leave in one write instead of one system call each, so a backlog drains faster.
+    const batch = frames.length > 1;
+    if (batch) this.socket.cork();
+    try {
+      for (const frame of frames) {
+        if (this.socket.destroyed) return;
+        this.protocol.receive(frame);
+      }
+    } finally {
+      if (batch) this.socket.uncork();
     }
   }
 

@@ -44,4 +44,30 @@ describe('Heartbeat', () => {
     expect(lively.ping).toHaveBeenCalledTimes(2);
     heartbeat.stop();
   });
+
+  it('keeps a socket whose messages mark it alive, without a pong', () => {
+    vi.useFakeTimers();
+    const heartbeat = new Heartbeat(1000);
+    const talker = fakeSocket();
+    const silent = fakeSocket();
+    const liveness = heartbeat.add(asWs(talker));
+    heartbeat.add(asWs(silent));
+    vi.advanceTimersByTime(1000);
+    expect(talker.ping).toHaveBeenCalledTimes(1);
+    liveness.alive = true; // what the connection does when a message arrives
+    vi.advanceTimersByTime(1000);
+    expect(talker.terminate).not.toHaveBeenCalled();
+    expect(silent.terminate).toHaveBeenCalledTimes(1);
+    heartbeat.stop();
+  });
+
+  it('watches nothing when the interval is 0', () => {
+    vi.useFakeTimers();
+    const heartbeat = new Heartbeat(0);
+    const socket = fakeSocket();
+    heartbeat.add(asWs(socket)).alive = false;
+    vi.advanceTimersByTime(10_000);
+    expect(socket.ping).not.toHaveBeenCalled();
+    expect(socket.terminate).not.toHaveBeenCalled();
+  });
 });

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
 import { ConnectionRegistry, silentLoggerFactory } from '@portcullis/core';
 import type { GateReply } from '@portcullis/protocol';
 import type { WebSocket } from 'ws';
@@ -47,7 +48,7 @@ describe('WebSocketConnection backpressure', () => {
     const ws = new FakeSocket();
     const { dispatcher, answer } = deferredReplies();
     const options = resolveWebSocketOptions({ dispatcher: dispatcher as never, registry: registry(), maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
-    new WebSocketConnection(ws as unknown as WebSocket, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
+    new WebSocketConnection(ws as unknown as WebSocket, new PassThrough(), { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
     ws.emit('message', Buffer.from('{}'), false);
     ws.emit('message', Buffer.from('{}'), false);
 
@@ -71,7 +72,7 @@ describe('WebSocketConnection backpressure', () => {
       const ws = new FakeSocket();
       const replies = deferredReplies();
       const options = resolveWebSocketOptions({ dispatcher: replies.dispatcher as never, registry: registry(), maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
-      new WebSocketConnection(ws as unknown as WebSocket, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
+      new WebSocketConnection(ws as unknown as WebSocket, new PassThrough(), { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
       ws.emit('message', Buffer.from('{}'), false);
       return { ws, ...replies };
     };

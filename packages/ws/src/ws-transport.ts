@@ -97,7 +97,7 @@ export class WebSocketTransport {
     if (socket.destroyed) return peer.authTicket?.leave();
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       socket.off('error', onEarlyError);
-      this.accept(ws, peer);
+      this.accept(ws, socket, peer);
     });
   }
 
@@ -120,14 +120,14 @@ export class WebSocketTransport {
     return { clientId, remoteAddress, handshake: 'done', credential: admission, memo };
   }
 
-  private accept(ws: WebSocket, peer: WebSocketPeer): void {
+  private accept(ws: WebSocket, socket: Duplex, peer: WebSocketPeer): void {
     if (this.closed) {
       ws.close(WS_CLOSE.goingAway, 'server shutting down');
       return;
     }
     this.clients.add(ws);
     ws.once('close', () => this.clients.delete(ws));
-    new WebSocketConnection(ws, peer, this.options, this.heartbeat, this.log);
+    new WebSocketConnection(ws, socket, peer, this.options, this.heartbeat, this.log);
   }
 }
 
