@@ -20,7 +20,7 @@
  * - `used-jwt`: a marker per upgraded JWT, kept until the JWT expires (plus the clock skew).
  *   Access tokens live 1 minute here, so the markers reach a steady state within the soak.
  * - `udp-session`: a session's UDP index entry, kept until its session access token
- *   expires (`session:access-minutes`, 60 by default), also after the pair was revoked.
+ *   expires (`session:access-minutes`, 60 by default) or its pair is revoked or refreshed.
  * The store's entries are counted by namespace at both snapshots (`store-entries`), and
  * each namespace is weighed in the heap snapshots (its keys, values and what they hold).
  * A namespace is taken out only while its bound holds at the second snapshot (no entry
