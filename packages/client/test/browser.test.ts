@@ -132,6 +132,52 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
     await context.close();
   });
 
+  it('without Web Locks, a tab that starts refreshing while another tab\'s refresh is on its way waits for that answer (reuse grace 0)', async () => {
+    const context = await browser.newContext();
+    await context.addInitScript('Object.defineProperty(navigator, "locks", { value: undefined })');
+    const presented = countPresentations(context);
+    const [first, second] = [await context.newPage(), await context.newPage()];
+    // The first tab's refresh frame takes 400 ms to reach the server: the second tab starts its
+    // own refresh after the first tab's claim window closed, while that refresh is on its way.
+    await first.routeWebSocket(/\/ws$/, (ws) => {
+      const upstream = ws.connectToServer();
+      ws.onMessage(async (message) => {
+        if (String(message).includes('"type":"refresh"')) await new Promise((resolve) => setTimeout(resolve, 400));
+        upstream.send(message);
+      });
+      upstream.onMessage((message) => ws.send(message));
+    });
+    for (const page of [first, second]) await page.goto(`${server.baseUrl}/client-demo.html`);
+    await first.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const suffix = crypto.randomUUID().slice(0, 8);
+      const client = new PortcullisClient();
+      await client.signup({ username: 'late' + suffix, email: 'late' + suffix + '@example.com', password: 'pw-' + crypto.randomUUID() });
+      const conn = await client.connect();
+      localStorage.setItem('tokens', JSON.stringify(client.tokens));
+      window.tab = { client, conn };
+    })()`);
+    await second.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const client = new PortcullisClient({ tokens: JSON.parse(localStorage.getItem('tokens')) });
+      window.tab = { client, conn: await client.connect() };
+    })()`);
+    const at = Date.now() + 300;
+    const refreshed = await Promise.all([first, second].map((page, i) => page.evaluate(async ([startAt]) => {
+      const { client } = (window as unknown as { tab: { client: any } }).tab;
+      while (Date.now() < startAt!) await new Promise((resolve) => setTimeout(resolve, 1));
+      return (await client.refresh('session')).tokens.accessToken as string;
+    }, [at + i * 150])));
+    expect(refreshed[0]).toBe(refreshed[1]);
+    expect([...presented.values()]).toEqual([1]);
+    const after = await Promise.all([first, second].map((page) => page.evaluate(async () => {
+      const { conn } = (window as unknown as { tab: { conn: any } }).tab;
+      return { state: conn.state, moved: await conn.request('/game', 'move', { x: 5, y: 6 }) };
+    })));
+    for (const tab of after) expect(tab).toMatchObject({ state: 'open', moved: { x: 5, y: 6 } });
+    await context.close();
+  });
+
   /** Every refresh token the pages of `context` present, in band or over HTTP, counted per token (in this process only). */
   function countPresentations(context: import('playwright-core').BrowserContext): Map<string, number> {
     const counts = new Map<string, number>();

@@ -71,6 +71,13 @@ export function browserTabCoordinator(scope: string, env: Browserish = globalThi
   const channel = Channel === undefined ? undefined : new Channel(name);
   const listeners = new Set<Parameters<TabCoordinator['onRotation']>[0]>();
   const claims = new Map<string, Set<string>>();
+  /**
+   * This tab's own claim per key: its nonce while it waits out the claim window, `''` (below
+   * every nonce) while it refreshes. A claim from another tab that would outrank nobody is
+   * answered with it, so a tab that starts late, or heard nothing in its window, still learns
+   * that someone refreshes that token and waits for the answer instead of spending it again.
+   */
+  const mine = new Map<string, string>();
   const answered = new Map<string, () => void>();
 
   const keyOf = async (token: string) => `${name}:${hex(await subtle.digest('SHA-256', encoder.encode(token)))}`;
@@ -119,7 +126,11 @@ export function browserTabCoordinator(scope: string, env: Browserish = globalThi
   channel?.addEventListener('message', (event: MessageEvent) => {
     const message = event.data as { type?: string; key?: string; nonce?: string };
     if (typeof message?.key !== 'string') return;
-    if (message.type === 'claim' && typeof message.nonce === 'string') claims.get(message.key)?.add(message.nonce);
+    if (message.type === 'claim' && typeof message.nonce === 'string') {
+      claims.get(message.key)?.add(message.nonce);
+      const own = mine.get(message.key);
+      if (own !== undefined && own < message.nonce) channel!.postMessage({ type: 'claim', key: message.key, nonce: own });
+    }
     if (message.type !== 'rotated') return;
     const sealed = (message as { sealed?: unknown }).sealed;
     if (isSealed(sealed)) announced.set(message.key, sealed);
@@ -155,13 +166,20 @@ export function browserTabCoordinator(scope: string, env: Browserish = globalThi
     const seen = new Set<string>([nonce]);
     claims.set(key, seen);
     const answer = new Promise<void>((resolve) => answered.set(key, resolve));
+    mine.set(key, nonce);
     channel!.postMessage({ type: 'claim', key, nonce });
     await new Promise((resolve) => setTimeout(resolve, CLAIM_WINDOW_MS));
     claims.delete(key);
     if ([...seen].sort()[0] === nonce) {
       answered.delete(key);
-      return once(token, refresh);
+      mine.set(key, '');
+      try {
+        return await once(token, refresh);
+      } finally {
+        mine.delete(key);
+      }
     }
+    mine.delete(key);
     await Promise.race([answer, new Promise((resolve) => setTimeout(resolve, WAIT_FOR_ANSWER_MS))]);
     answered.delete(key);
     return (await read(token)) ?? once(token, refresh);
