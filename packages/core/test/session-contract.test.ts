@@ -348,7 +348,9 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
   }
 
   it('fails closed with a typed error, never a crash, when the store refuses', async () => {
+    // A check reads alone (get) or gathered with the other misses of its turn (getMany, on Redis).
     vi.spyOn(h.stores.cache, 'get').mockRejectedValueOnce(new PortcullisError('unavailable', 'session store unavailable'));
+    vi.spyOn(h.stores.cache, 'getMany').mockRejectedValueOnce(new PortcullisError('unavailable', 'session store unavailable'));
     await expect(h.sessions.validate('3b241101-e2bb-4255-8caf-4136c566a962;session')).rejects.toMatchObject({ code: 'unavailable' });
   });
 }

@@ -16,6 +16,14 @@ const hasRedis = redisUrl !== null && findRedisServerBinary() !== undefined;
 const providers: ProviderName[] = hasRedis ? ['inmemory', 'redis'] : ['inmemory'];
 let h: SessionHarness | undefined;
 
+/**
+ * The store read a session check makes: `get` in memory; on Redis `getMany`, which carries
+ * the check together with the other near-cache misses of its event-loop turn.
+ */
+function sessionRead(harness: SessionHarness): 'get' | 'getMany' {
+  return harness.stores.cache.peekMany ? 'get' : 'getMany';
+}
+
 afterEach(async () => {
   vi.restoreAllMocks();
   await h?.close();
@@ -26,7 +34,7 @@ describe.each(providers)('session validation under a stampede (%s)', (provider) 
   it('answers 200 concurrent validations of one token with one store read', async () => {
     h = await createHarness({ provider, redisUrl, security: { session: { 'near-cache-seconds': 0 } } });
     const session = await h.sessions.upgrade(h.issuer.issueLoginPair('stampede').accessToken);
-    const reads = vi.spyOn(h.stores.cache, 'get');
+    const reads = vi.spyOn(h.stores.cache, sessionRead(h));
     const principals = await Promise.all(Array.from({ length: 200 }, () => h!.sessions.validate(session.accessToken)));
     expect(principals.every((p) => p?.id === 'stampede')).toBe(true);
     expect(reads).toHaveBeenCalledTimes(1);
@@ -46,20 +54,21 @@ describe.each(providers)('session validation under a stampede (%s)', (provider) 
 });
 
 /**
- * Holds the store's next `method` call until `release()`: a write is made only then
+ * Holds the store's next `method` call (a session's write, or a session check's read) until `release()`: a write is made only then
  * (`delay: 'call'`), a read is made at once and answered only then (`delay: 'answer'`).
  * `started` resolves once the call was asked for. Where the store runs scripts, a session's
  * writes are one script each: the next script is the write held.
  */
-function holdNext(harness: SessionHarness, method: 'write' | 'get', delay: 'call' | 'answer') {
+function holdNext(harness: SessionHarness, method: 'write' | 'read', delay: 'call' | 'answer') {
   const { cache } = harness.stores;
   type Call = (...args: unknown[]) => Promise<unknown>;
-  const original = (method === 'get' ? cache.get.bind(cache) : cache.scripts ? cache.scripts.run.bind(cache.scripts) : cache.write.bind(cache)) as Call;
+  const read = sessionRead(harness);
+  const original = (method === 'read' ? cache[read].bind(cache) : cache.scripts ? cache.scripts.run.bind(cache.scripts) : cache.write.bind(cache)) as Call;
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
-  const spy = method === 'get' ? vi.spyOn(cache, 'get') : spyOnWrite(harness);
+  const spy = method === 'read' ? vi.spyOn(cache, read) : spyOnWrite(harness);
   spy.mockImplementationOnce((async (...args: unknown[]) => {
     const early = delay === 'answer' ? original(...args) : undefined;
     if (early) await early;
@@ -143,7 +152,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
   it('answers a check that a revocation overtook as revoked, so no connection is admitted after the event that should close it', async () => {
     h = await createHarness({ provider, redisUrl });
     const doomed = await h.sessions.upgrade(h.issuer.issueLoginPair('overtaken').accessToken);
-    const held = holdNext(h, 'get', 'answer');
+    const held = holdNext(h, 'read', 'answer');
     const admission = h.sessions.validate(doomed.accessToken);
     await held.started;
     await h.sessions.revoke(doomed.accessToken);
@@ -154,7 +163,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
   it('does not near-cache a session revoked while its lookup was in flight, yet an unrelated upgrade does not stop caching', async () => {
     h = await createHarness({ provider, redisUrl });
     const doomed = await h.sessions.upgrade(h.issuer.issueLoginPair('doomed').accessToken);
-    let held = holdNext(h, 'get', 'answer');
+    let held = holdNext(h, 'read', 'answer');
     const lookup = h.sessions.validate(doomed.accessToken);
     await held.started;
     await h.sessions.revoke(doomed.accessToken);
@@ -164,7 +173,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
     expect(await h.sessions.validate(doomed.accessToken)).toBeUndefined();
 
     const kept = await h.sessions.upgrade(h.issuer.issueLoginPair('kept').accessToken);
-    held = holdNext(h, 'get', 'answer');
+    held = holdNext(h, 'read', 'answer');
     const keptLookup = h.sessions.validate(kept.accessToken);
     await held.started;
     await h.sessions.upgrade(h.issuer.issueLoginPair('bystander').accessToken);

@@ -3,6 +3,7 @@ import type { Principal } from '../contracts/principal.js';
 import type { RevocationEvent } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
 import { CoalescedLookups } from './coalesced-lookups.js';
+import { GatheredReads } from './gathered-reads.js';
 import type { JwtInvalidation } from './jwt-invalidation.js';
 import { JwtNearCache } from './jwt-near-cache.js';
 import { SessionNearCache } from './session-near-cache.js';
@@ -13,6 +14,8 @@ import type { AccessRecord } from './session-record.js';
 const RENEWAL_GATHER_MS = 20;
 /** Sessions renewed by one store read (one MGET on Redis), at most. */
 const RENEWAL_BATCH = 64;
+/** Sessions missing the near cache in one event-loop turn that share one store read, at most. */
+const MISS_BATCH = 64;
 /** Renewal reads in flight at once, at most. */
 const MAX_RENEWAL_READS = 4;
 /** Entries waiting for a renewal, at most; past that a later read asks again. */
@@ -28,10 +31,14 @@ const MAX_QUEUED_RENEWALS = 4096;
  * number of reads at a time, so sessions that connected together do not all fall out
  * of the cache, and back onto the store, together: the per-message check stays a Map
  * lookup, and 5,000 sessions cost a few dozen store reads per lifetime, not 5,000.
+ * With `gatherMisses` (stores without synchronous reads: Redis), sessions that miss the
+ * near cache in one event-loop turn share one store read too, so a server that fell
+ * behind and meets thousands of them at once neither fills the store's queue bound nor
+ * sends one round trip each.
  *
  * @example
  * ```ts
- * const checks = new CredentialChecks(pairs, jwts, { sessionMs: 5000, jwtMs: 0 }, () => bus.live);
+ * const checks = new CredentialChecks(pairs, jwts, { sessionMs: 5000, jwtMs: 0, gatherMisses: true }, () => bus.live);
  * const principal = checks.peek(token) ?? (await checks.validate(token));
  * ```
  */
@@ -42,6 +49,8 @@ export class CredentialChecks {
   /** JWT verdicts, for stores without synchronous reads (Redis); unused in memory. */
   private readonly jwtNear: JwtNearCache;
   private readonly lookups = new CoalescedLookups<AccessRecord | undefined>();
+  /** How a session missing the near cache is read: alone (a store with synchronous reads), or gathered with the turn's other misses. */
+  private readonly findAccess: (token: string) => Promise<AccessRecord | undefined>;
   /** Bumped by every event that revokes a session: a session read in flight then is not cached. */
   private generation = 0;
   /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
@@ -53,9 +62,15 @@ export class CredentialChecks {
   constructor(
     private readonly pairs: SessionPairStore,
     private readonly jwts: JwtInvalidation,
-    nearCache: { readonly sessionMs: number; readonly jwtMs: number },
+    nearCache: { readonly sessionMs: number; readonly jwtMs: number; readonly gatherMisses?: boolean },
     private readonly live: () => boolean,
   ) {
+    if (nearCache.gatherMisses) {
+      const gathered = new GatheredReads((tokens) => pairs.findAccessMany(tokens), MISS_BATCH);
+      this.findAccess = (token) => gathered.read(token);
+    } else {
+      this.findAccess = (token) => pairs.findAccess(token);
+    }
     this.near = new SessionNearCache(nearCache.sessionMs, undefined, (token) => this.renew(token));
     this.nearBySid = new SessionNearCache(nearCache.sessionMs);
     this.jwtNear = new JwtNearCache(nearCache.jwtMs);
@@ -64,7 +79,8 @@ export class CredentialChecks {
   /**
    * The principal of a live session access token, or undefined when it is malformed,
    * unknown, expired or revoked. A near-cache hit costs a Map lookup; concurrent
-   * misses for one token share one store read.
+   * misses for one token share one store read (with `gatherMisses`, so do the misses
+   * of one event-loop turn, up to 64 sessions a read).
    *
    * @throws PortcullisError `unavailable` when the store cannot be reached.
    */
@@ -73,7 +89,7 @@ export class CredentialChecks {
     const cached = this.near.get(sessionToken);
     if (cached !== undefined) return cached;
     const generation = this.generation;
-    const record = await this.lookups.run(sessionToken, generation, () => this.pairs.findAccess(sessionToken));
+    const record = await this.lookups.run(sessionToken, generation, () => this.findAccess(sessionToken));
     if (record === undefined) return undefined;
     if (generation === this.generation) {
       if (this.live()) this.near.put(sessionToken, record.principal, record.accessExpires);
@@ -81,7 +97,7 @@ export class CredentialChecks {
     }
     // A revocation arrived during the read, which may predate it: a connection admitted on that
     // answer would be indexed after the event that should have closed it. Ask once more.
-    return (await this.lookups.run(sessionToken, this.generation, () => this.pairs.findAccess(sessionToken)))?.principal;
+    return (await this.lookups.run(sessionToken, this.generation, () => this.findAccess(sessionToken)))?.principal;
   }
 
   /**

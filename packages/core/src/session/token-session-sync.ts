@@ -99,7 +99,7 @@ export class TokenSessionSync {
     const inMemory = stores.cache.peekMany !== undefined;
     const sessionMs = inMemory && session.nearCacheSeconds > 0 ? IN_MEMORY_NEAR_CACHE_MS : session.nearCacheSeconds * 1000;
     const jwtMs = inMemory ? IN_MEMORY_NEAR_CACHE_MS : session.jwtNearCacheSeconds * 1000;
-    const nearCache = { sessionMs, jwtMs };
+    const nearCache = { sessionMs, jwtMs, gatherMisses: !inMemory };
     const logger = loggers.create('portcullis:sessions');
     this.checks = new CredentialChecks(pairs, jwts, nearCache, () => bus.live);
     this.hub = new RevocationHub(bus, (event) => this.checks.forget(event), logger);
