@@ -23,7 +23,7 @@ import passportModule from 'passport';
 import passportJwt from 'passport-jwt';
 import { container as rootContainer } from 'tsyringe';
 import {
-  JwtShield, JwtTokenIssuer, LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, SIGNING_KEY, loadConfig,
+  JwtShield, JwtTokenIssuer, LOGGER_FACTORY, Shield, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, SIGNING_KEY, loadConfig,
   registerAccountServices, registerSessionServices, resolveSigningKey, silentLoggerFactory,
 } from '@portcullis/core';
 import { Controller, Get, JwtAuthController, createPortcullisApp, principalId } from '@portcullis/express';
@@ -77,6 +77,26 @@ class OpenMeController {
 }
 Controller('/')(OpenMeController);
 Get('/me')(OpenMeController.prototype, 'me', Object.getOwnPropertyDescriptor(OpenMeController.prototype, 'me'));
+
+/**
+ * A shield that admits a request with a bearer at once, with a fixed principal: the guard's own
+ * cost on a route (its request context, the enforcer, the recorded principal) without JwtAuth's.
+ */
+class AdmitBearer {
+  authenticate(ctx) {
+    return ctx.credential ? { ok: true, principal: FIXED_PRINCIPAL } : { ok: false, code: 'unauthorized' };
+  }
+}
+const FIXED_PRINCIPAL = Object.freeze({ id: 'player-42', name: undefined, roles: Object.freeze([]), claims: Object.freeze({}), via: 'jwt' });
+
+/** `GET /me` behind `@Shield(AdmitBearer)`. */
+class AdmitMeController {
+  me(req) {
+    return { id: principalId(req) };
+  }
+}
+Controller('/')(AdmitMeController);
+for (const decorate of [Get('/me'), Shield(AdmitBearer)]) decorate(AdmitMeController.prototype, 'me', Object.getOwnPropertyDescriptor(AdmitMeController.prototype, 'me'));
 
 class BenchAuthController extends JwtAuthController {}
 
@@ -142,6 +162,7 @@ async function serve() {
     portcullisNoMemo: createPortcullisApp(container, { controllers: [MeController], connectionMemo: false }),
     portcullisOpen: createPortcullisApp(container, { controllers: [OpenMeController] }),
     portcullisOpenControl: createPortcullisApp(container, { controllers: [OpenMeController] }),
+    portcullisAdmit: createPortcullisApp(container, { controllers: [AdmitMeController] }),
     ...(redisContainer ? { portcullisRedis: createPortcullisApp(redisContainer, { controllers: [MeController] }) } : {}),
     ...(redisNearContainer ? { portcullisRedisNear: createPortcullisApp(redisNearContainer, { controllers: [MeController] }) } : {}),
     passportString: passportApp(KEY_TEXT, cfg),
@@ -211,6 +232,7 @@ const ALL_CASES = [
   ['bare express 5, unshielded', 'bare', undefined],
   ['portcullis app, same route unshielded', 'portcullisOpen', 'bare'],
   ['control: a second, identical unshielded portcullis app', 'portcullisOpenControl', 'portcullisOpen'],
+  ['portcullis @Shield admitting any bearer at once (the guard without JwtAuth)', 'portcullisAdmit', 'portcullisOpen'],
   ['portcullis @JwtShield', 'portcullis', 'portcullisOpen'],
   ['portcullis @JwtShield, connectionMemo: false', 'portcullisNoMemo', 'portcullisOpen'],
   ['portcullis @JwtShield, Redis store', 'portcullisRedis', 'portcullisOpen'],
@@ -303,7 +325,7 @@ export async function run({ rounds, count, cases: only, pin = true, serverCpu = 
     const notes = [
       `${plan.enabled ? `Pinned: ${plan.line}.` : `NOT pinned: ${plan.warning}; the generator and the server compete for the same cores.`} ${CONNECTIONS} keep-alive connections (bench/lib/http-load.js, closed loop), exactly ${count.toLocaleString('en-US')} requests per run (after one warm-up run of every case); ${rounds} round${rounds === 1 ? '' : 's'}; in every round each case runs right after its baseline (column "baseline"), in an order that rotates by round.`,
       'Ratio columns: the median over the rounds of each case\'s ratio to the baseline run just before it, with the smallest and largest of those paired ratios in brackets. "req/s" and "server CPU µs/req" are medians over every run of the row (a baseline row over all its runs). "server CPU µs/req" is the server process\'s own process.cpuUsage() (user + system, all its threads) over the run ÷ requests answered; "CPU over baseline" is the paired difference, what the case adds per request; "CPU-bound ratio" = baseline CPU/req ÷ case CPU/req, the throughput ratio a server limited by its core would show.',
-      'Every case answers GET /me with {id}; every shielded case verifies HS256, issuer and audience, and refuses a request without a token (checked before measuring). portcullis apps disable express\'s X-Powered-By header, so portcullis cases are measured against the same route unshielded on a portcullis app, and other libraries against bare express.',
+      'Every case answers GET /me with {id}; every shielded case refuses a request without a token (checked before measuring), and every JWT case verifies HS256, issuer and audience. The @Shield row admits any bearer with a fixed principal: it prices the guard a shielded route runs (the request\'s AuthContext, the enforcer, the principal recorded for the handler), and the @JwtShield row minus it what JwtAuth adds. portcullis apps disable express\'s X-Powered-By header, so portcullis cases are measured against the same route unshielded on a portcullis app, and other libraries against bare express.',
       'portcullis @JwtShield keeps the verified JWT per keep-alive connection (AuthContext memo): a repeated identical token skips the signature check until its exp; expiry and invalidation (upgrade, logout, family revocation) are checked on every request. connectionMemo: false verifies the signature on every request.',
       redis
         ? `portcullis @JwtShield, Redis store: the invalidation markers are read from a local redis-server (one MGET per request), as on a fleet; the redis-server runs ${plan.enabled ? `on the generator's core (${plan.generatorCpu}), so its CPU is not in the server's column` : 'unpinned'}. With session:jwt-near-cache-seconds 5 a JWT found valid is trusted for up to 5 s per process, dropped at once by revocation events.`
