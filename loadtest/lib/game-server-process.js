@@ -18,21 +18,26 @@ import { startLoopMonitor } from './loop-monitor.js';
 
 const env = process.env;
 const problems = { warn: 0, error: 0, lastError: undefined, byMessage: {} };
-/** Silent, but counts warnings and errors by category and message (our messages are fixed texts), which the reports show. */
-function count(level, category, message) {
+/**
+ * Silent, but counts warnings and errors by category and message (our messages are fixed texts),
+ * which the reports show: lines in `warn`/`error`, occurrences by message (a throttled line says
+ * in `times` how many it stands for).
+ */
+function count(level, category, message, fields) {
   problems[level]++;
   const key = `${level} [${category}] ${message}`;
-  problems.byMessage[key] = (problems.byMessage[key] ?? 0) + 1;
+  const times = typeof fields?.times === 'number' ? fields.times : 1;
+  problems.byMessage[key] = (problems.byMessage[key] ?? 0) + times;
 }
 const countingLoggers = {
   create: (category) => ({
     debug() {},
     info() {},
-    warn(message) {
-      count('warn', category, message);
+    warn(message, fields) {
+      count('warn', category, message, fields);
     },
-    error(message) {
-      count('error', category, message);
+    error(message, fields) {
+      count('error', category, message, fields);
       problems.lastError = `[${category}] ${message}`;
     },
   }),

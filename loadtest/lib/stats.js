@@ -51,7 +51,7 @@ export const signed = (n, digits, unit) => `${n >= 0 ? '+' : ''}${n.toFixed(digi
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The server's warnings and errors, counted and the most frequent messages named. */
+/** The server's warning and error lines, counted, and the most frequent messages named with how often each happened (a throttled line counts what it stands for). */
 export function formatServerLog(logged, most = 3) {
   const top = Object.entries(logged.byMessage ?? {}).sort((a, b) => b[1] - a[1]).slice(0, most);
   return `${logged.warn} warnings, ${logged.error} errors${top.length ? ` (${top.map(([m, n]) => `${m} ×${n}`).join('; ')})` : ''}`;

@@ -8,19 +8,32 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRedisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { createRedisTestStack, type TestStack } from '@portcullis/core/testing';
+import type { LoggerFactory } from '@portcullis/core';
 
 const hasRedis = findRedisServerBinary() !== undefined;
 const label = (name: string) => (hasRedis ? name : `${name} — SKIPPED, redis-server not found`);
 const QUEUE = 32;
 const CHECKS = 200;
 
+function recordingLoggers() {
+  const lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
+  const loggers: LoggerFactory = {
+    create: () => {
+      const at = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, fields });
+      return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+    },
+  };
+  return { loggers, lines };
+}
+
 describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
   let redis: RedisServer;
   let stack: TestStack;
+  const { loggers, lines } = recordingLoggers();
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    stack = await createRedisTestStack(redis.url, { stores: { maxPendingOperations: QUEUE, operationTimeoutMs: 30_000 } });
+    stack = await createRedisTestStack(redis.url, { loggers, stores: { maxPendingOperations: QUEUE, operationTimeoutMs: 30_000 } });
   });
   afterAll(async () => {
     redis?.thaw();
@@ -47,6 +60,9 @@ describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
     // Nothing can have been answered, and no timeout (30 s) can have passed: these refusals are the bound's.
     expect(outcomes.filter((o) => o === 'unavailable').length).toBeGreaterThanOrEqual(CHECKS - QUEUE);
     expect(outcomes).not.toContain('answered');
+    // The operator hears why, once (not once per refusal), and nothing of the keys asked for.
+    const refusedLines = lines.filter((l) => l.level === 'warn' && /refused with unavailable/.test(l.message));
+    expect(refusedLines).toEqual([{ level: 'warn', message: expect.stringContaining('maxPendingOperations'), fields: { maxPendingOperations: QUEUE, times: 1 } }]);
 
     redis.thaw();
     await Promise.all(checks);
@@ -55,6 +71,34 @@ describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
     // No transaction was left half queued: new writes and reads on the connection work.
     const fresh = await stack.session('pavel');
     expect(await stack.sessions.validate(fresh)).toMatchObject({ id: 'pavel' });
+    expect(await stack.stores.cache.increment('lockout-failures', 'after', 60_000)).toBe(1);
+  });
+});
+
+describe.skipIf(!hasRedis)(label('a Redis that answers nothing within the operation timeout'), () => {
+  let redis: RedisServer;
+  let stack: TestStack;
+  const { loggers, lines } = recordingLoggers();
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    stack = await createRedisTestStack(redis.url, { loggers, stores: { operationTimeoutMs: 300 } });
+  });
+  afterAll(async () => {
+    redis?.thaw();
+    await stack?.close();
+    await redis?.stop();
+  });
+
+  it('fails each operation with unavailable after the timeout and tells the operator once, counting the rest', async () => {
+    redis.freeze();
+    const started = performance.now();
+    const outcomes = await Promise.allSettled([1, 2, 3].map((i) => stack.stores.cache.increment('lockout-failures', `t${i}`, 60_000)));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : 'answered'))).toEqual(['unavailable', 'unavailable', 'unavailable']);
+    const timedOut = lines.filter((l) => l.level === 'warn' && /no reply within/.test(l.message));
+    expect(timedOut).toEqual([{ level: 'warn', message: expect.stringContaining('operationTimeoutMs'), fields: { operationTimeoutMs: 300, times: 1 } }]);
+    redis.thaw();
     expect(await stack.stores.cache.increment('lockout-failures', 'after', 60_000)).toBe(1);
   });
 });

@@ -10,6 +10,7 @@ import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import type { Logger } from '../contracts/logger.js';
 import { ConfigError } from '../errors/portcullis-error.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { decodeEntry, deserializeEntry, encodeEntry, serializeEntry } from './cache-entry.js';
 import { storeUnavailable, type CacheNamespace, type CacheRef, type CacheScripts, type CacheStore, type CacheWrite } from './cache-store.js';
 import { closeRedisClient, guarded, openRedisClient, topologyOf, waitUntilReady, type RedisClient, type RedisTarget } from './redis-connection.js';
@@ -77,6 +78,9 @@ export class RedisCacheStore implements CacheStore {
   private readonly cluster: boolean;
   private readonly onEvictingPolicy: 'refuse' | 'warn';
   private readonly logger: Logger;
+  /** Operations refused at the queue bound, and operations failed for want of a reply: a line every 10 s while it lasts. */
+  private readonly refusedLine: ThrottledLog;
+  private readonly timedOutLine: ThrottledLog;
   private policyChecked = false;
   private pending = 0;
   private closed = false;
@@ -87,6 +91,8 @@ export class RedisCacheStore implements CacheStore {
     this.maxPending = options.maxPendingOperations ?? DEFAULT_MAX_PENDING_OPERATIONS;
     this.onEvictingPolicy = options.onEvictingPolicy ?? 'warn';
     this.logger = logger;
+    this.refusedLine = new ThrottledLog(logger, 'warn', 'redis operations refused with unavailable: maxPendingOperations are waiting for replies');
+    this.timedOutLine = new ThrottledLog(logger, 'warn', 'redis operations failed with unavailable: no reply within operationTimeoutMs');
     if (!Number.isSafeInteger(this.maxPending) || this.maxPending <= 0) {
       throw new TypeError(`maxPendingOperations must be a positive integer, got ${this.maxPending}`);
     }
@@ -270,9 +276,14 @@ export class RedisCacheStore implements CacheStore {
    * timeout: past `maxPendingOperations` an operation is refused before any of its commands is
    * sent, so a transaction is never half queued. An operation counts until Redis answers it,
    * not until its caller stops waiting. Revocation broadcasts do not count against the bound.
+   * Refusals at the bound and operations timed out are each counted in a warning written at
+   * most every 10 s, so an operator can tell a full queue from a slow Redis.
    */
   private run<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.pending >= this.maxPending) return Promise.reject(storeUnavailable(new Error(`${this.maxPending} redis operations already waiting`)));
+    if (this.pending >= this.maxPending) {
+      this.refusedLine.note({ maxPendingOperations: this.maxPending });
+      return Promise.reject(storeUnavailable(new Error(`${this.maxPending} redis operations already waiting`)));
+    }
     return guarded(this.client, this.timeoutMs, () => {
       this.pending++;
       const release = () => void this.pending--;
@@ -285,6 +296,8 @@ export class RedisCacheStore implements CacheStore {
       }
       answer.then(release, release);
       return answer;
-    });
+    }, this.noteTimeout);
   }
+
+  private readonly noteTimeout = (): void => this.timedOutLine.note({ operationTimeoutMs: this.timeoutMs });
 }

@@ -168,18 +168,22 @@ const LATE_TIMER_MS = 20;
  * fires late (a GC pause, a saturated event loop), the operation gets the lost time
  * once more before it fails, and it fails from `setImmediate`, after the socket reads
  * of the same loop turn: a server that falls behind does not turn its own lag into
- * `unavailable` for replies that are already there or about to be.
+ * `unavailable` for replies that are already there or about to be. `onTimeout` hears
+ * of each operation failed for want of a reply.
  *
  * @example
  * ```ts
  * const value = await guarded(client, 1000, () => client.get(key));
  * ```
  */
-export async function guarded<T>(client: RedisClient, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
+export async function guarded<T>(client: RedisClient, timeoutMs: number, operation: () => Promise<T>, onTimeout?: () => void): Promise<T> {
   if (!usable(client)) throw storeUnavailable();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    const fail = () => reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));
+    const fail = () => {
+      onTimeout?.();
+      reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));
+    };
     const due = performance.now() + timeoutMs;
     timer = setTimeout(() => {
       const late = performance.now() - due;
