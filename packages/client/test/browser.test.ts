@@ -96,23 +96,7 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
     for (const page of [first, second]) page.on('pageerror', (error) => diagnostics.push(`page error: ${error.message}`));
     const refreshesBefore = server.hits.get('/auth/refresh') ?? 0;
     for (const page of [first, second]) await page.goto(`${server.baseUrl}/client-demo.html`);
-    // Tab one logs in and keeps its tokens where the app keeps them; tab two starts from them.
-    // Scripts as text: the test runner rewrites dynamic imports inside functions it compiles.
-    await first.evaluate(`(async () => {
-      const { PortcullisClient } = await import('/client/index.js');
-      const suffix = crypto.randomUUID().slice(0, 8);
-      const client = new PortcullisClient();
-      await client.signup({ username: 'tabs' + suffix, email: 'tabs' + suffix + '@example.com', password: 'pw-' + crypto.randomUUID() });
-      const conn = await client.connect();
-      localStorage.setItem('tokens', JSON.stringify(client.tokens));
-      window.tab = { client, conn };
-    })()`);
-    await second.evaluate(`(async () => {
-      const { PortcullisClient } = await import('/client/index.js');
-      const client = new PortcullisClient({ tokens: JSON.parse(localStorage.getItem('tokens')) });
-      const conn = await client.connect();
-      window.tab = { client, conn };
-    })()`);
+    await logInBothTabs(first, second);
     const at = Date.now() + 300;
     const refreshed = await Promise.all([first, second].map((page) => page.evaluate(async (startAt) => {
       const { client } = (window as unknown as { tab: { client: any } }).tab;
@@ -148,20 +132,7 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
       upstream.onMessage((message) => ws.send(message));
     });
     for (const page of [first, second]) await page.goto(`${server.baseUrl}/client-demo.html`);
-    await first.evaluate(`(async () => {
-      const { PortcullisClient } = await import('/client/index.js');
-      const suffix = crypto.randomUUID().slice(0, 8);
-      const client = new PortcullisClient();
-      await client.signup({ username: 'late' + suffix, email: 'late' + suffix + '@example.com', password: 'pw-' + crypto.randomUUID() });
-      const conn = await client.connect();
-      localStorage.setItem('tokens', JSON.stringify(client.tokens));
-      window.tab = { client, conn };
-    })()`);
-    await second.evaluate(`(async () => {
-      const { PortcullisClient } = await import('/client/index.js');
-      const client = new PortcullisClient({ tokens: JSON.parse(localStorage.getItem('tokens')) });
-      window.tab = { client, conn: await client.connect() };
-    })()`);
+    await logInBothTabs(first, second);
     const at = Date.now() + 300;
     const refreshed = await Promise.all([first, second].map((page, i) => page.evaluate(async ([startAt]) => {
       const { client } = (window as unknown as { tab: { client: any } }).tab;
@@ -177,6 +148,29 @@ describe.skipIf(!runnable && !inCi)('the client in headless Chromium', () => {
     for (const tab of after) expect(tab).toMatchObject({ state: 'open', moved: { x: 5, y: 6 } });
     await context.close();
   });
+
+  /**
+   * Tab one signs up, connects and keeps its tokens where the app keeps them (localStorage);
+   * tab two starts from them and connects. Each tab's client and connection are `window.tab`.
+   * Scripts as text: the test runner rewrites dynamic imports inside functions it compiles.
+   */
+  async function logInBothTabs(first: import('playwright-core').Page, second: import('playwright-core').Page): Promise<void> {
+    await first.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const suffix = crypto.randomUUID().slice(0, 8);
+      const client = new PortcullisClient();
+      await client.signup({ username: 'tabs' + suffix, email: 'tabs' + suffix + '@example.com', password: 'pw-' + crypto.randomUUID() });
+      const conn = await client.connect();
+      localStorage.setItem('tokens', JSON.stringify(client.tokens));
+      window.tab = { client, conn };
+    })()`);
+    await second.evaluate(`(async () => {
+      const { PortcullisClient } = await import('/client/index.js');
+      const client = new PortcullisClient({ tokens: JSON.parse(localStorage.getItem('tokens')) });
+      const conn = await client.connect();
+      window.tab = { client, conn };
+    })()`);
+  }
 
   /** Every refresh token the pages of `context` present, in band or over HTTP, counted per token (in this process only). */
   function countPresentations(context: import('playwright-core').BrowserContext): Map<string, number> {
