@@ -12,12 +12,6 @@ import { bearerCredentialOf } from '@portcullis/core/transport';
 import type { Request } from 'express';
 import { clientIp } from './client-address.js';
 
-/** The auth state of one request: its context and, once a shield passed, the principal. */
-export interface RequestAuth {
-  readonly context: AuthContext;
-  principal: Principal | undefined;
-}
-
 // Kept on the socket under symbols (not reachable from request input), so they
 // live and die with the connection without a WeakMap lookup per request.
 const CONNECTION_ID = Symbol('portcullis:connection-id');
@@ -26,12 +20,12 @@ type TaggedSocket = Socket & { [CONNECTION_ID]?: string; [CONNECTION_MEMO]?: Map
 
 // Kept beside the request, not on it: adding properties to express's request object costs
 // more per request than a WeakMap lookup.
-const AUTH = new WeakMap<Request, RequestAuth>();
+const CONTEXT = new WeakMap<Request, AuthContext>();
 const BUILDER = new WeakMap<Request, (req: Request) => AuthContext>();
-/** Where the request's auth state is linked from its context. */
-const OWNER = Symbol('portcullis:context-owner');
+/** Where a context holds the principal a shield established for its request. */
+const PRINCIPAL = Symbol('portcullis:principal');
 
-type TaggedContext = AuthContext & { [OWNER]?: RequestAuth };
+type TaggedContext = AuthContext & { [PRINCIPAL]?: Principal | undefined };
 
 /**
  * The default client id: one id per TCP connection, so the requests a client
@@ -67,7 +61,12 @@ class HttpAuthContext implements AuthContext {
   readonly clientId: string;
   readonly remoteAddress: string | undefined;
   readonly route: { readonly method: string; readonly path: string };
-  [OWNER]: RequestAuth | undefined = undefined;
+  /**
+   * The principal a shield established for this request. The context is the request's
+   * whole auth state (one object per request); a symbol keeps the principal out of a
+   * shield's sight.
+   */
+  [PRINCIPAL]: Principal | undefined = undefined;
 
   constructor(
     readonly credential: string | undefined,
@@ -103,20 +102,21 @@ export function authContextFromRequest(
   return new HttpAuthContext(bearerCredentialOf(req) ?? undefined, memo, req, clientIdOf);
 }
 
-/** Records the auth state of a request; used by the shield middleware. */
-export function setRequestAuth(req: Request, auth: RequestAuth): void {
-  AUTH.set(req, auth);
-  (auth.context as TaggedContext)[OWNER] = auth;
+/** The request's recorded context, built with `build` and recorded on first use. */
+export function requestContext(req: Request, build: (req: Request) => AuthContext): AuthContext {
+  let context = CONTEXT.get(req);
+  if (context === undefined) CONTEXT.set(req, (context = build(req)));
+  return context;
+}
+
+/** Records the principal a shield established for the request `ctx` was recorded for. */
+export function recordPrincipal(ctx: AuthContext, principal: Principal | undefined): void {
+  (ctx as TaggedContext)[PRINCIPAL] = principal;
 }
 
 /** Records how this request's `AuthContext` is built, should a handler ask for it. */
 export function setContextBuilder(req: Request, build: (req: Request) => AuthContext): void {
   BUILDER.set(req, build);
-}
-
-/** The auth state recorded for a request, if a shield ran. */
-export function getRequestAuth(req: Request): RequestAuth | undefined {
-  return AUTH.get(req);
 }
 
 /**
@@ -129,14 +129,15 @@ export function getRequestAuth(req: Request): RequestAuth | undefined {
  * ```
  */
 export function authContextOf(req: Request): AuthContext {
-  let auth = AUTH.get(req);
-  if (!auth) setRequestAuth(req, (auth = { context: (BUILDER.get(req) ?? authContextFromRequest)(req), principal: undefined }));
-  return auth.context;
+  return requestContext(req, BUILDER.get(req) ?? authContextFromRequest);
 }
 
-/** The principal already established for the request an `AuthContext` was built for. */
+/**
+ * The principal already established for the request an `AuthContext` was built
+ * for (a copy of the context carries it too).
+ */
 export function establishedPrincipal(ctx: AuthContext): Principal | undefined {
-  return (ctx as TaggedContext)[OWNER]?.principal;
+  return (ctx as TaggedContext)[PRINCIPAL];
 }
 
 /**
@@ -148,7 +149,8 @@ export function establishedPrincipal(ctx: AuthContext): Principal | undefined {
  * ```
  */
 export function getPrincipal(req: Request): Principal | undefined {
-  return AUTH.get(req)?.principal;
+  const context = CONTEXT.get(req);
+  return context && establishedPrincipal(context);
 }
 
 /**

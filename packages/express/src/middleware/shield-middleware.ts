@@ -106,6 +106,6 @@ export function authorize(options: ShieldMiddlewareOptions & { readonly roles?: 
   return lazyMiddleware(options, (runtime) => {
     const jwt = runtime.shieldMiddleware(alone)!;
     const established = runtime.shieldMiddleware(afterShield)!;
-    return (req, res, next) => (runtime.authOf(req).principal ? established : jwt)(req, res, next);
+    return (req, res, next) => (establishedPrincipal(runtime.contextOf(req)) ? established : jwt)(req, res, next);
   });
 }

@@ -10,7 +10,7 @@ import type { EnforceResult, ShieldPlan } from '@portcullis/core/transport';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { CHALLENGE_WRITER, respondRefusal, type ChallengeWriter, type RefusalFormat } from '../http/refusal-responder.js';
-import { authContextFromRequest, connectionClientId, getRequestAuth, setContextBuilder, setRequestAuth, type RequestAuth } from '../http/request-auth.js';
+import { authContextFromRequest, connectionClientId, recordPrincipal, requestContext, setContextBuilder } from '../http/request-auth.js';
 
 const passOn: RequestHandler = (_req, _res, next) => next();
 
@@ -87,11 +87,12 @@ export class HttpRuntime {
     this.#perConnectionMemo = options.connectionMemo ?? true;
   }
 
-  /** The request's auth state, created on first use with this app's settings. */
-  authOf(req: Request): RequestAuth {
-    let auth = getRequestAuth(req);
-    if (!auth) setRequestAuth(req, (auth = { context: this.#buildContext(req), principal: undefined }));
-    return auth;
+  /**
+   * The request's `AuthContext`, built on first use with this app's settings. It is the
+   * request's whole auth state: the principal a shield establishes is recorded on it.
+   */
+  contextOf(req: Request): AuthContext {
+    return requestContext(req, this.#buildContext);
   }
 
   /** Makes {@link authContextOf} build this request's context with this app's settings. */
@@ -107,7 +108,7 @@ export class HttpRuntime {
    * pick. (On a shielded route such a request has no credential and is refused as well.)
    */
   refuseSeveralAuthorizations(req: Request, res: Response, next: NextFunction): void {
-    const refusal = { req, res, auth: this.authOf(req).context, code: 'unauthorized' as const, message: 'a request may carry one Authorization header' };
+    const refusal = { req, res, auth: this.contextOf(req), code: 'unauthorized' as const, message: 'a request may carry one Authorization header' };
     respondRefusal(refusal, this.refusals).catch(next);
   }
 
@@ -131,24 +132,26 @@ export class HttpRuntime {
     this.enforcer.prepare(plan, where);
     if (this.enforcer.isOpen(plan)) return undefined;
     return (req, res, next, proceed) => {
-      const auth = this.authOf(req);
-      const settle = (verdict: EnforceResult): void => {
-        if (!verdict.ok) {
-          respondRefusal({ req, res, auth: auth.context, code: verdict.code, message: verdict.message, retryAfterMs: verdict.retryAfterMs }, this.refusals).catch(next);
-          return;
-        }
-        auth.principal = verdict.principal;
-        try {
-          proceed(req, res, next);
-        } catch (error) {
-          next(error);
-        }
-      };
+      const ctx = this.contextOf(req);
       // A shield that could answer at once (a JWT with the in-memory store) lets the
-      // handler run in this tick: no promise hop on the hot path.
-      const verdict = this.enforcer.decide(plan, auth.context);
-      if (verdict instanceof Promise) verdict.then(settle, next);
-      else settle(verdict);
+      // handler run in this tick: no promise hop (and no closure) on the hot path.
+      const verdict = this.enforcer.decide(plan, ctx);
+      if (verdict instanceof Promise) verdict.then((settled) => this.#settle(settled, ctx, req, res, next, proceed), next);
+      else this.#settle(verdict, ctx, req, res, next, proceed);
     };
+  }
+
+  /** Runs `proceed` for a request that passed, or writes the refusal. */
+  #settle(verdict: EnforceResult, ctx: AuthContext, req: Request, res: Response, next: NextFunction, proceed: RequestHandler): void {
+    if (!verdict.ok) {
+      respondRefusal({ req, res, auth: ctx, code: verdict.code, message: verdict.message, retryAfterMs: verdict.retryAfterMs }, this.refusals).catch(next);
+      return;
+    }
+    recordPrincipal(ctx, verdict.principal);
+    try {
+      proceed(req, res, next);
+    } catch (error) {
+      next(error);
+    }
   }
 }
