@@ -102,3 +102,49 @@ describe.skipIf(!hasRedis)(label('a Redis that answers nothing within the operat
     expect(await stack.stores.cache.increment('lockout-failures', 'after', 60_000)).toBe(1);
   });
 });
+
+describe.skipIf(!hasRedis)(label('a server that falls behind reading the replies of a Redis that answers at once'), () => {
+  let redis: RedisServer;
+  let stack: TestStack;
+  const { loggers, lines } = recordingLoggers();
+  const READS = 2_000;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    stack = await createRedisTestStack(redis.url, { loggers, stores: { operationTimeoutMs: 1000, maxPendingOperations: READS } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await redis?.stop();
+  });
+
+  it('answers every operation whose reply is waiting behind replies this process has not read yet, and warns of no timeout', async () => {
+    const value = 'v'.repeat(12_000); // 2,000 replies of 12 kB: more than a loop turn reads of one socket
+    for (let i = 0; i < READS; i += 200) {
+      await Promise.all(Array.from({ length: 200 }, (_, j) => stack.stores.cache.set('session', `big-${i + j}`, value, 60_000)));
+    }
+    // Every loop turn of this server is 200 ms of other work (a game server under load), for
+    // as long as the reads are out; Redis itself answers all of them within milliseconds.
+    let behind = true;
+    const busyTurn = () => {
+      if (!behind) return;
+      const until = performance.now() + 200;
+      while (performance.now() < until) {
+        // busy on purpose
+      }
+      setImmediate(busyTurn);
+    };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: READS }, (_, i) => {
+        const read = stack.stores.cache.get<string>('session', `big-${i}`);
+        if (i === 0) setImmediate(busyTurn);
+        return read;
+      }),
+    ).finally(() => {
+      behind = false;
+    });
+    expect(outcomes.filter((o) => o.status === 'rejected').length).toBe(0);
+    expect(outcomes.every((o) => o.status === 'fulfilled' && o.value === value)).toBe(true);
+    expect(lines.filter((l) => /no reply within/.test(l.message))).toEqual([]);
+  });
+});

@@ -57,6 +57,29 @@ describe('guarded', () => {
     await expect(answer).resolves.toBe('LATE');
   });
 
+  it('does not count an operation answered in the loop turn its timeout came due as timed out', async () => {
+    let timeouts = 0;
+    // Both timers come due in the same turn, the timeout's first: the reply still wins.
+    const answer = guarded(client, 50, () => new Promise<string>((resolve) => setTimeout(() => resolve('PONG'), 50)), () => timeouts++);
+    await expect(answer).resolves.toBe('PONG');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(timeouts).toBe(0);
+  });
+
+  it('fails an operation that gets no reply while other operations on the client keep being answered, after five timeouts', async () => {
+    // As on a cluster where one shard stopped answering and the others did not.
+    const others = setInterval(() => void guarded(client, 100, () => Promise.resolve('PONG')), 20);
+    const started = performance.now();
+    try {
+      await expect(guarded(client, 100, () => new Promise(() => {}))).rejects.toMatchObject({ code: 'unavailable' });
+    } finally {
+      clearInterval(others);
+    }
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(450);
+    expect(waited).toBeLessThan(5_000);
+  });
+
   it('fails with unavailable when no reply comes in time', async () => {
     await expect(guarded(client, 20, () => new Promise(() => {}))).rejects.toMatchObject({ code: 'unavailable' });
   });

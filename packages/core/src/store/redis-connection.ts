@@ -160,16 +160,30 @@ export async function waitUntilReady(client: RedisClient, timeoutMs: number): Pr
 /** A timer that fires this much later than asked means the event loop, not Redis, was slow. */
 const LATE_TIMER_MS = 20;
 
+/** However many replies keep coming, an operation waits at most this many times its timeout. */
+const MAX_WAIT_TIMEOUTS = 5;
+
+/** When this process last read a reply on each client (`performance.now()`). */
+const lastReplyAt = new WeakMap<RedisClient, number>();
+
 /**
  * Runs one Redis operation: refused at once when the client is not connected, and
- * failed with `unavailable` when it errors or takes longer than `timeoutMs`.
+ * failed with `unavailable` when it errors or when Redis has been silent for
+ * `timeoutMs`.
  *
- * The timeout counts time this process could have read the reply. When the timer
- * fires late (a GC pause, a saturated event loop), the operation gets the lost time
- * once more before it fails, and it fails from `setImmediate`, after the socket reads
- * of the same loop turn: a server that falls behind does not turn its own lag into
- * `unavailable` for replies that are already there or about to be. `onTimeout` hears
- * of each operation failed for want of a reply.
+ * The timeout counts time in which this process could have read the reply and Redis
+ * sent it none:
+ * - Replies on a connection come in order. While this process keeps reading replies on
+ *   the client, an operation still waiting is behind replies not read yet (a server that
+ *   fell behind reads a backlog over several loop turns), not lost: the timeout runs from
+ *   the last reply read, up to {@link MAX_WAIT_TIMEOUTS} times `timeoutMs` in all. (On a
+ *   cluster, replies from the other shards count too; that cap is what bounds the wait
+ *   on a shard that stopped answering.)
+ * - When a timer fires late (a GC pause, a saturated event loop), the operation gets the
+ *   lost time back (the cap grows by it too), and it fails from `setImmediate`, after the
+ *   socket reads of the same loop turn.
+ *
+ * `onTimeout` hears of each operation failed for want of a reply.
  *
  * @example
  * ```ts
@@ -178,24 +192,49 @@ const LATE_TIMER_MS = 20;
  */
 export async function guarded<T>(client: RedisClient, timeoutMs: number, operation: () => Promise<T>, onTimeout?: () => void): Promise<T> {
   if (!usable(client)) throw storeUnavailable();
+  const started = performance.now();
+  const latest = started + timeoutMs * MAX_WAIT_TIMEOUTS;
+  let settled = false;
+  let lost = 0;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    const fail = () => {
+    let deadline = started + timeoutMs;
+    const wait = (ms: number): void => {
+      const due = performance.now() + ms;
+      timer = setTimeout(() => {
+        const now = performance.now();
+        const late = now - due;
+        if (late > LATE_TIMER_MS) {
+          // The event loop, not Redis, kept this timer waiting: that time is given back.
+          lost += late;
+          deadline = Math.max(deadline, now + late);
+        }
+        setImmediate(decide);
+      }, ms);
+    };
+    const decide = (): void => {
+      if (settled) return;
+      const now = performance.now();
+      // A reply read since this operation began: the queue it waits in is moving.
+      const lastReply = lastReplyAt.get(client) ?? started;
+      if (lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
+      const failAt = Math.min(deadline, latest + lost);
+      if (now < failAt) return wait(failAt - now);
       onTimeout?.();
       reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));
     };
-    const due = performance.now() + timeoutMs;
-    timer = setTimeout(() => {
-      const late = performance.now() - due;
-      if (late > LATE_TIMER_MS) timer = setTimeout(() => setImmediate(fail), late);
-      else setImmediate(fail);
-    }, timeoutMs);
+    wait(timeoutMs);
   });
   try {
-    return await Promise.race([operation(), timeout]);
+    const answered = operation().then((value) => {
+      lastReplyAt.set(client, performance.now());
+      return value;
+    });
+    return await Promise.race([answered, timeout]);
   } catch (error) {
     throw storeUnavailable(error);
   } finally {
+    settled = true;
     clearTimeout(timer);
   }
 }
