@@ -94,7 +94,9 @@ describe.skipIf(!hasRedis)(label('a Redis that answers nothing within the operat
     redis.freeze();
     const started = performance.now();
     const outcomes = await Promise.allSettled([1, 2, 3].map((i) => stack.stores.cache.increment('lockout-failures', `t${i}`, 60_000)));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(290);
+    expect(waited).toBeLessThan(1_400); // one timeout, not the five a server that is behind may wait
     expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : 'answered'))).toEqual(['unavailable', 'unavailable', 'unavailable']);
     const timedOut = lines.filter((l) => l.level === 'warn' && /no reply within/.test(l.message));
     expect(timedOut).toEqual([{ level: 'warn', message: expect.stringContaining('operationTimeoutMs'), fields: { operationTimeoutMs: 300, times: 1 } }]);

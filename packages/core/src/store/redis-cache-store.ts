@@ -30,9 +30,10 @@ export interface RedisCacheStoreOptions extends RedisTarget {
   /** Prefix of every key and of the revocation channel; separates apps sharing one Redis. Default `portcullis`. */
   readonly keyPrefix?: string;
   /**
-   * An operation fails with `unavailable` when Redis sent this process no reply for this long
-   * (counted from the operation's start or from the last reply read, whichever is later; at
-   * most five times this in all; time the event loop was stalled is given back). Default 1000 ms.
+   * An operation Redis sends no reply to within this fails with `unavailable`. Time the event
+   * loop was stalled is given back; while this process is behind, the time runs from the last
+   * reply it read (replies come in order), for at most five times this plus five of stalls.
+   * Default 1000 ms.
    */
   readonly operationTimeoutMs?: number;
   /** Operations waiting for Redis at once; past it an operation fails with `unavailable` before anything is sent. Default 2048. */

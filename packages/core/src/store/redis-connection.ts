@@ -160,7 +160,7 @@ export async function waitUntilReady(client: RedisClient, timeoutMs: number): Pr
 /** A timer that fires this much later than asked means the event loop, not Redis, was slow. */
 const LATE_TIMER_MS = 20;
 
-/** However many replies keep coming, an operation waits at most this many times its timeout. */
+/** An operation waits at most this many timeouts, and as many again of time the event loop was stalled. */
 const MAX_WAIT_TIMEOUTS = 5;
 
 /** When this process last read a reply on each client (`performance.now()`). */
@@ -168,20 +168,21 @@ const lastReplyAt = new WeakMap<RedisClient, number>();
 
 /**
  * Runs one Redis operation: refused at once when the client is not connected, and
- * failed with `unavailable` when it errors or when Redis has been silent for
- * `timeoutMs`.
+ * failed with `unavailable` when it errors or when Redis sent it no reply in time.
  *
- * The timeout counts time in which this process could have read the reply and Redis
- * sent it none:
- * - Replies on a connection come in order. While this process keeps reading replies on
- *   the client, an operation still waiting is behind replies not read yet (a server that
- *   fell behind reads a backlog over several loop turns), not lost: the timeout runs from
- *   the last reply read, up to {@link MAX_WAIT_TIMEOUTS} times `timeoutMs` in all. (On a
- *   cluster, replies from the other shards count too; that cap is what bounds the wait
- *   on a shard that stopped answering.)
+ * "In time" counts time in which this process could have read the reply:
  * - When a timer fires late (a GC pause, a saturated event loop), the operation gets the
- *   lost time back (the cap grows by it too), and it fails from `setImmediate`, after the
- *   socket reads of the same loop turn.
+ *   lost time back, and it fails from `setImmediate`, after the socket reads of the same
+ *   loop turn.
+ * - While this process is behind (its timers fire late) and keeps reading replies on the
+ *   client, an operation still waiting is behind replies not read yet (replies on a
+ *   connection come in order), not lost: its timeout then runs from the last reply read.
+ *   A server that is not behind fails a slow Redis's operations after `timeoutMs`, so the
+ *   queue bound and the callers see the slowness at once.
+ * - Whatever replies keep coming, an operation waits at most {@link MAX_WAIT_TIMEOUTS}
+ *   times `timeoutMs`, plus as much again of stalled time. (On a cluster, replies from the
+ *   other shards count too; this cap is what bounds the wait on a shard that stopped
+ *   answering.)
  *
  * `onTimeout` hears of each operation failed for want of a reply.
  *
@@ -215,10 +216,10 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
     const decide = (): void => {
       if (settled) return;
       const now = performance.now();
-      // A reply read since this operation began: the queue it waits in is moving.
+      // Behind, with a reply read since this operation began: the queue it waits in is moving.
       const lastReply = lastReplyAt.get(client) ?? started;
-      if (lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
-      const failAt = Math.min(deadline, latest + lost);
+      if (lost > 0 && lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
+      const failAt = Math.min(deadline, latest + Math.min(lost, timeoutMs * MAX_WAIT_TIMEOUTS));
       if (now < failAt) return wait(failAt - now);
       onTimeout?.();
       reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));

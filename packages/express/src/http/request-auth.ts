@@ -62,9 +62,9 @@ class HttpAuthContext implements AuthContext {
   readonly remoteAddress: string | undefined;
   readonly route: { readonly method: string; readonly path: string };
   /**
-   * The principal a shield established for this request. The context is the request's
-   * whole auth state (one object per request); a symbol keeps the principal out of a
-   * shield's sight.
+   * The principal a shield established for this request: the context is the request's
+   * whole auth state (one object per request). Under a symbol, so it is no field of the
+   * `AuthContext` a shield reads (it is still an own property: a copy takes it along).
    */
   [PRINCIPAL]: Principal | undefined = undefined;
 
@@ -134,7 +134,7 @@ export function authContextOf(req: Request): AuthContext {
 
 /**
  * The principal already established for the request an `AuthContext` was built
- * for (a copy of the context carries it too).
+ * for; on a copy of the context, the principal as it was when the copy was made.
  */
 export function establishedPrincipal(ctx: AuthContext): Principal | undefined {
   return (ctx as TaggedContext)[PRINCIPAL];
