@@ -160,7 +160,7 @@ export async function waitUntilReady(client: RedisClient, timeoutMs: number): Pr
 /** A timer that fires this much later than asked means the event loop, not Redis, was slow. */
 const LATE_TIMER_MS = 20;
 
-/** An operation waits at most this many timeouts, and as many again of time the event loop was stalled. */
+/** While its server keeps up, an operation waits at most this many timeouts, whatever replies keep coming. */
 const MAX_WAIT_TIMEOUTS = 5;
 
 /** When this process last read a reply on each client (`performance.now()`). */
@@ -174,15 +174,14 @@ const lastReplyAt = new WeakMap<RedisClient, number>();
  * - When a timer fires late (a GC pause, a saturated event loop), the operation gets the
  *   lost time back, and it fails from `setImmediate`, after the socket reads of the same
  *   loop turn.
- * - While this process is behind (its timers fire late) and keeps reading replies on the
- *   client, an operation still waiting is behind replies not read yet (replies on a
- *   connection come in order), not lost: its timeout then runs from the last reply read.
- *   A server that is not behind fails a slow Redis's operations after `timeoutMs`, so the
- *   queue bound and the callers see the slowness at once.
- * - Whatever replies keep coming, an operation waits at most {@link MAX_WAIT_TIMEOUTS}
- *   times `timeoutMs`, plus as much again of stalled time. (On a cluster, replies from the
- *   other shards count too; this cap is what bounds the wait on a shard that stopped
- *   answering.)
+ * - Once this process was behind (the operation's timer fired late) and while it keeps
+ *   reading replies on the client, an operation still waiting is behind replies not read
+ *   yet (replies on a connection come in order), not lost: its timeout runs from the last
+ *   reply read. A server that keeps up fails a slow Redis's operations after `timeoutMs`,
+ *   so the queue bound and the callers see the slowness at once.
+ * - Whatever replies keep coming, an operation fails after {@link MAX_WAIT_TIMEOUTS} times
+ *   `timeoutMs` of time in which this process kept up. (On a cluster, replies from the other
+ *   shards count too; this is what fails an operation on a shard that stopped answering.)
  *
  * `onTimeout` hears of each operation failed for want of a reply.
  *
@@ -194,12 +193,13 @@ const lastReplyAt = new WeakMap<RedisClient, number>();
 export async function guarded<T>(client: RedisClient, timeoutMs: number, operation: () => Promise<T>, onTimeout?: () => void): Promise<T> {
   if (!usable(client)) throw storeUnavailable();
   const started = performance.now();
-  const latest = started + timeoutMs * MAX_WAIT_TIMEOUTS;
+  const keptUpAtMost = timeoutMs * MAX_WAIT_TIMEOUTS;
+  let deadline = started + timeoutMs;
+  let behind = false;
+  let keptUp = 0;
   let settled = false;
-  let lost = 0;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    let deadline = started + timeoutMs;
     const wait = (ms: number): void => {
       const due = performance.now() + ms;
       timer = setTimeout(() => {
@@ -207,8 +207,10 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
         const late = now - due;
         if (late > LATE_TIMER_MS) {
           // The event loop, not Redis, kept this timer waiting: that time is given back.
-          lost += late;
+          behind = true;
           deadline = Math.max(deadline, now + late);
+        } else {
+          keptUp += ms;
         }
         setImmediate(decide);
       }, ms);
@@ -218,9 +220,8 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
       const now = performance.now();
       // Behind, with a reply read since this operation began: the queue it waits in is moving.
       const lastReply = lastReplyAt.get(client) ?? started;
-      if (lost > 0 && lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
-      const failAt = Math.min(deadline, latest + Math.min(lost, timeoutMs * MAX_WAIT_TIMEOUTS));
-      if (now < failAt) return wait(failAt - now);
+      if (behind && lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
+      if (now < deadline && keptUp < keptUpAtMost) return wait(Math.min(deadline - now, keptUpAtMost - keptUp));
       onTimeout?.();
       reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));
     };
