@@ -31,8 +31,8 @@ export interface RedisCacheStoreOptions extends RedisTarget {
   readonly keyPrefix?: string;
   /**
    * An operation Redis sends no reply to within this fails with `unavailable`. Time the event
-   * loop was stalled is given back; once this process was behind, the time runs from the last
-   * reply it read (replies come in order), for at most five times this of keeping up.
+   * loop was stalled is given back; while this process is behind, the time runs from the last
+   * reply it read (replies come in order), on a cluster for at most five times this.
    * Default 1000 ms.
    */
   readonly operationTimeoutMs?: number;

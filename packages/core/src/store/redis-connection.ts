@@ -160,11 +160,14 @@ export async function waitUntilReady(client: RedisClient, timeoutMs: number): Pr
 /** A timer that fires this much later than asked means the event loop, not Redis, was slow. */
 const LATE_TIMER_MS = 20;
 
-/** While its server keeps up, an operation waits at most this many timeouts, whatever replies keep coming. */
-const MAX_WAIT_TIMEOUTS = 5;
+/** On a cluster, an operation waits at most this many timeouts, and as many again of stalled time. */
+const CLUSTER_MAX_WAIT_TIMEOUTS = 5;
 
 /** When this process last read a reply on each client (`performance.now()`). */
 const lastReplyAt = new WeakMap<RedisClient, number>();
+
+/** When a timer of an operation last fired late: the event loop, shared by every client, was behind. */
+let loopBehindAt = Number.NEGATIVE_INFINITY;
 
 /**
  * Runs one Redis operation: refused at once when the client is not connected, and
@@ -174,14 +177,15 @@ const lastReplyAt = new WeakMap<RedisClient, number>();
  * - When a timer fires late (a GC pause, a saturated event loop), the operation gets the
  *   lost time back, and it fails from `setImmediate`, after the socket reads of the same
  *   loop turn.
- * - Once this process was behind (the operation's timer fired late) and while it keeps
- *   reading replies on the client, an operation still waiting is behind replies not read
- *   yet (replies on a connection come in order), not lost: its timeout runs from the last
- *   reply read. A server that keeps up fails a slow Redis's operations after `timeoutMs`,
- *   so the queue bound and the callers see the slowness at once.
- * - Whatever replies keep coming, an operation fails after {@link MAX_WAIT_TIMEOUTS} times
- *   `timeoutMs` of time in which this process kept up. (On a cluster, replies from the other
- *   shards count too; this is what fails an operation on a shard that stopped answering.)
+ * - While this process is behind (a timer of an operation fired late within the last
+ *   `timeoutMs`) and keeps reading replies on the client, an operation still waiting is
+ *   behind replies not read yet (replies on a connection come in order), not lost: its
+ *   timeout runs from the last reply read. A server that keeps up fails a slow Redis's
+ *   operations after `timeoutMs`, so the queue bound and the callers see the slowness at
+ *   once.
+ * - A cluster client is one client over several shards, so replies from live shards say
+ *   nothing of a shard that stopped answering: there an operation waits at most
+ *   {@link CLUSTER_MAX_WAIT_TIMEOUTS} times `timeoutMs`, plus as much again of stalled time.
  *
  * `onTimeout` hears of each operation failed for want of a reply.
  *
@@ -193,10 +197,9 @@ const lastReplyAt = new WeakMap<RedisClient, number>();
 export async function guarded<T>(client: RedisClient, timeoutMs: number, operation: () => Promise<T>, onTimeout?: () => void): Promise<T> {
   if (!usable(client)) throw storeUnavailable();
   const started = performance.now();
-  const keptUpAtMost = timeoutMs * MAX_WAIT_TIMEOUTS;
+  const latest = topologyOf(client) === 'cluster' ? started + timeoutMs * CLUSTER_MAX_WAIT_TIMEOUTS : Infinity;
   let deadline = started + timeoutMs;
-  let behind = false;
-  let keptUp = 0;
+  let lost = 0;
   let settled = false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -207,10 +210,9 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
         const late = now - due;
         if (late > LATE_TIMER_MS) {
           // The event loop, not Redis, kept this timer waiting: that time is given back.
-          behind = true;
+          lost += late;
           deadline = Math.max(deadline, now + late);
-        } else {
-          keptUp += ms;
+          loopBehindAt = now;
         }
         setImmediate(decide);
       }, ms);
@@ -220,8 +222,9 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
       const now = performance.now();
       // Behind, with a reply read since this operation began: the queue it waits in is moving.
       const lastReply = lastReplyAt.get(client) ?? started;
-      if (behind && lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
-      if (now < deadline && keptUp < keptUpAtMost) return wait(Math.min(deadline - now, keptUpAtMost - keptUp));
+      if (now - loopBehindAt < timeoutMs && lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
+      const failAt = Math.min(deadline, latest + Math.min(lost, timeoutMs * CLUSTER_MAX_WAIT_TIMEOUTS));
+      if (now < failAt) return wait(failAt - now);
       onTimeout?.();
       reject(storeUnavailable(new Error(`redis operation exceeded ${timeoutMs} ms`)));
     };
