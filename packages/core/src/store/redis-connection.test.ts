@@ -26,6 +26,21 @@ function stall(ms: number): void {
   }
 }
 
+/**
+ * Milliseconds until `guarded` fails an operation that never gets a reply (at a 100 ms
+ * timeout), while `meanwhile` runs every 20 ms beside it.
+ */
+async function msUntilUnavailable(client: RedisClient, meanwhile: () => void): Promise<number> {
+  const others = setInterval(meanwhile, 20);
+  const started = performance.now();
+  try {
+    await expect(guarded(client, 100, () => new Promise(() => {}))).rejects.toMatchObject({ code: 'unavailable' });
+  } finally {
+    clearInterval(others);
+  }
+  return performance.now() - started;
+}
+
 describe('guarded', () => {
   let worker: Worker;
   let socket: Socket;
@@ -71,32 +86,19 @@ describe('guarded', () => {
 
   it('fails an operation that gets no reply after its timeout while others on the client are answered, when this process is not behind', async () => {
     // A slow Redis that still answers now and then: a server keeping up sees it at once.
-    const others = setInterval(() => void guarded(client, 100, () => Promise.resolve('PONG')), 20);
-    const started = performance.now();
-    try {
-      await expect(guarded(client, 100, () => new Promise(() => {}))).rejects.toMatchObject({ code: 'unavailable' });
-    } finally {
-      clearInterval(others);
-    }
-    expect(performance.now() - started).toBeLessThan(2_000); // not for as long as the others are answered
+    const waited = await msUntilUnavailable(client, () => void guarded(client, 100, () => Promise.resolve('PONG')));
+    expect(waited).toBeLessThan(2_000); // not for as long as the others are answered
   });
 
   it('keeps an operation waiting for as long as its process is behind and reads the replies ahead of it', async () => {
     // For 1.5 s this server's event loop is busy 40 ms at a time while it reads replies of
     // operations sent before (the stuck operation stands for one whose reply is still queued).
     const busyUntil = performance.now() + 1_500;
-    const others = setInterval(() => {
-      if (performance.now() >= busyUntil) return clearInterval(others);
+    const waited = await msUntilUnavailable(client, () => {
+      if (performance.now() >= busyUntil) return;
       stall(40);
       void guarded(client, 100, () => Promise.resolve('PONG'));
-    }, 20);
-    const started = performance.now();
-    try {
-      await expect(guarded(client, 100, () => new Promise(() => {}))).rejects.toMatchObject({ code: 'unavailable' });
-    } finally {
-      clearInterval(others);
-    }
-    const waited = performance.now() - started;
+    });
     expect(waited).toBeGreaterThanOrEqual(1_400);
     expect(waited).toBeLessThan(3_000); // failed about one timeout after the last reply read
   });
@@ -120,17 +122,10 @@ describe.skipIf(!clusterNodes)(clusterNodes ? 'guarded on a Redis Cluster' : 'gu
 
   it('fails an operation that gets no reply after five timeouts and the stalled time, however many replies the other shards send', async () => {
     // Replies from live shards say nothing of a shard that stopped answering.
-    const others = setInterval(() => {
+    const waited = await msUntilUnavailable(cluster, () => {
       stall(40);
       void guarded(cluster, 100, () => cluster.get(`live-${Math.random()}`)).catch(() => {});
-    }, 20);
-    const started = performance.now();
-    try {
-      await expect(guarded(cluster, 100, () => new Promise(() => {}))).rejects.toMatchObject({ code: 'unavailable' });
-    } finally {
-      clearInterval(others);
-    }
-    const waited = performance.now() - started;
+    });
     expect(waited).toBeGreaterThanOrEqual(450);
     expect(waited).toBeLessThan(2_000); // 5 × 100 ms, plus at most 5 × 100 ms given back for stalls
   });
