@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRedisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
-import { createRedisTestStack, type TestStack } from '@portcullis/core/testing';
+import { createRedisTestStack, type TestStack, type TestStackOptions } from '@portcullis/core/testing';
 import type { LoggerFactory } from '@portcullis/core';
 
 const hasRedis = findRedisServerBinary() !== undefined;
@@ -26,26 +26,33 @@ function recordingLoggers() {
   return { loggers, lines };
 }
 
-describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
-  let redis: RedisServer;
-  let stack: TestStack;
-  const { loggers, lines } = recordingLoggers();
-
+/**
+ * A redis-server of its own and a test stack on it with these store settings, for the
+ * describe block that calls it; the stack's log lines are recorded.
+ */
+function redisStack(stores: TestStackOptions['stores']) {
+  const fixture = { ...recordingLoggers(), redis: undefined as unknown as RedisServer, stack: undefined as unknown as TestStack };
   beforeAll(async () => {
-    redis = await startRedisServer();
-    stack = await createRedisTestStack(redis.url, { loggers, stores: { maxPendingOperations: QUEUE, operationTimeoutMs: 30_000 } });
+    fixture.redis = await startRedisServer();
+    fixture.stack = await createRedisTestStack(fixture.redis.url, { loggers: fixture.loggers, stores });
   });
   afterAll(async () => {
-    redis?.thaw();
-    await stack?.close();
-    await redis?.stop();
+    fixture.redis?.thaw();
+    await fixture.stack?.close();
+    await fixture.redis?.stop();
   });
+  return fixture;
+}
+
+describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
+  const fixture = redisStack({ maxPendingOperations: QUEUE, operationTimeoutMs: 30_000 });
+  const { lines } = fixture;
 
   it('refuses operations beyond its bound with unavailable before sending them, answers the queued ones when it is back, and serves again', async () => {
-    const live = await stack.session('olga');
-    expect(await stack.sessions.validate(live)).toMatchObject({ id: 'olga' });
+    const live = await fixture.stack.session('olga');
+    expect(await fixture.stack.sessions.validate(live)).toMatchObject({ id: 'olga' });
 
-    redis.freeze();
+    fixture.redis.freeze();
     const outcomes: string[] = [];
     const tally = (operation: Promise<unknown>) =>
       operation.then(
@@ -54,7 +61,7 @@ describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
       );
     // Session checks (one GET each) and counter increments (a MULTI … EXEC transaction each), interleaved.
     const checks = Array.from({ length: CHECKS }, (_, i) =>
-      tally(i % 2 === 0 ? stack.sessions.validate(`${randomUUID()};session`) : stack.stores.cache.increment('lockout-failures', `k${i}`, 60_000)),
+      tally(i % 2 === 0 ? fixture.stack.sessions.validate(`${randomUUID()};session`) : fixture.stack.stores.cache.increment('lockout-failures', `k${i}`, 60_000)),
     );
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     // Nothing can have been answered, and no timeout (30 s) can have passed: these refusals are the bound's.
@@ -64,66 +71,45 @@ describe.skipIf(!hasRedis)(label('a Redis that stops answering'), () => {
     const refusedLines = lines.filter((l) => l.level === 'warn' && /refused with unavailable/.test(l.message));
     expect(refusedLines).toEqual([{ level: 'warn', message: expect.stringContaining('maxPendingOperations'), fields: { maxPendingOperations: QUEUE, times: 1 } }]);
 
-    redis.thaw();
+    fixture.redis.thaw();
     await Promise.all(checks);
     expect(outcomes.filter((o) => o === 'answered').length).toBeGreaterThan(0);
-    expect(await stack.sessions.validate(live)).toMatchObject({ id: 'olga' });
+    expect(await fixture.stack.sessions.validate(live)).toMatchObject({ id: 'olga' });
     // No transaction was left half queued: new writes and reads on the connection work.
-    const fresh = await stack.session('pavel');
-    expect(await stack.sessions.validate(fresh)).toMatchObject({ id: 'pavel' });
-    expect(await stack.stores.cache.increment('lockout-failures', 'after', 60_000)).toBe(1);
+    const fresh = await fixture.stack.session('pavel');
+    expect(await fixture.stack.sessions.validate(fresh)).toMatchObject({ id: 'pavel' });
+    expect(await fixture.stack.stores.cache.increment('lockout-failures', 'after', 60_000)).toBe(1);
   });
 });
 
 describe.skipIf(!hasRedis)(label('a Redis that answers nothing within the operation timeout'), () => {
-  let redis: RedisServer;
-  let stack: TestStack;
-  const { loggers, lines } = recordingLoggers();
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    stack = await createRedisTestStack(redis.url, { loggers, stores: { operationTimeoutMs: 300 } });
-  });
-  afterAll(async () => {
-    redis?.thaw();
-    await stack?.close();
-    await redis?.stop();
-  });
+  const fixture = redisStack({ operationTimeoutMs: 300 });
+  const { lines } = fixture;
 
   it('fails each operation with unavailable after the timeout and tells the operator once, counting the rest', async () => {
-    redis.freeze();
+    fixture.redis.freeze();
     const started = performance.now();
-    const outcomes = await Promise.allSettled([1, 2, 3].map((i) => stack.stores.cache.increment('lockout-failures', `t${i}`, 60_000)));
+    const outcomes = await Promise.allSettled([1, 2, 3].map((i) => fixture.stack.stores.cache.increment('lockout-failures', `t${i}`, 60_000)));
     const waited = performance.now() - started;
     expect(waited).toBeGreaterThanOrEqual(290);
     expect(waited).toBeLessThan(1_400); // one timeout, not the five a server that is behind may wait
     expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : 'answered'))).toEqual(['unavailable', 'unavailable', 'unavailable']);
     const timedOut = lines.filter((l) => l.level === 'warn' && /no reply within/.test(l.message));
     expect(timedOut).toEqual([{ level: 'warn', message: expect.stringContaining('operationTimeoutMs'), fields: { operationTimeoutMs: 300, times: 1 } }]);
-    redis.thaw();
-    expect(await stack.stores.cache.increment('lockout-failures', 'after', 60_000)).toBe(1);
+    fixture.redis.thaw();
+    expect(await fixture.stack.stores.cache.increment('lockout-failures', 'after', 60_000)).toBe(1);
   });
 });
 
 describe.skipIf(!hasRedis)(label('a server that falls behind reading the replies of a Redis that answers at once'), () => {
-  let redis: RedisServer;
-  let stack: TestStack;
-  const { loggers, lines } = recordingLoggers();
   const READS = 2_000;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    stack = await createRedisTestStack(redis.url, { loggers, stores: { operationTimeoutMs: 1000, maxPendingOperations: READS } });
-  });
-  afterAll(async () => {
-    await stack?.close();
-    await redis?.stop();
-  });
+  const fixture = redisStack({ operationTimeoutMs: 1000, maxPendingOperations: READS });
+  const { lines } = fixture;
 
   it('answers every operation whose reply is waiting behind replies this process has not read yet, and warns of no timeout', async () => {
     const value = 'v'.repeat(12_000); // 2,000 replies of 12 kB: more than a loop turn reads of one socket
     for (let i = 0; i < READS; i += 200) {
-      await Promise.all(Array.from({ length: 200 }, (_, j) => stack.stores.cache.set('session', `big-${i + j}`, value, 60_000)));
+      await Promise.all(Array.from({ length: 200 }, (_, j) => fixture.stack.stores.cache.set('session', `big-${i + j}`, value, 60_000)));
     }
     // Every loop turn of this server is 200 ms of other work (a game server under load), for
     // as long as the reads are out; Redis itself answers all of them within milliseconds.
@@ -138,7 +124,7 @@ describe.skipIf(!hasRedis)(label('a server that falls behind reading the replies
     };
     const outcomes = await Promise.allSettled(
       Array.from({ length: READS }, (_, i) => {
-        const read = stack.stores.cache.get<string>('session', `big-${i}`);
+        const read = fixture.stack.stores.cache.get<string>('session', `big-${i}`);
         if (i === 0) setImmediate(busyTurn);
         return read;
       }),
