@@ -37,7 +37,7 @@ const SKIP = new Set(['node_modules', 'dist']);
 export const CORE_LAYERS = Object.freeze([
   ['errors'],
   ['contracts'],
-  ['config', 'logging'],
+  ['config', 'logging', 'runtime'],
   ['captcha', 'jwt', 'key', 'password', 'store'],
   ['session'],
   ['shield'],

@@ -32,7 +32,7 @@ const coreFolders = folderGraph(importGraph(coreSrc), coreSrc);
 const ALLOWED_CORE_LAYERS = [
   ['errors'],
   ['contracts'],
-  ['config', 'logging'],
+  ['config', 'logging', 'runtime'],
   ['captcha', 'jwt', 'key', 'password', 'store'],
   ['session'],
   ['shield'],

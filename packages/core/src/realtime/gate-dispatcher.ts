@@ -14,7 +14,7 @@ import type { AuthContext } from '../contracts/auth-context.js';
 import { REFUSALS } from '../contracts/refusals.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
-import { EventLoopLag } from './event-loop-lag.js';
+import { EventLoopLag } from '../runtime/event-loop-lag.js';
 import { refreshInBand, type InBandOutcome } from './in-band-credentials.js';
 import { readPortalPlan } from './portal-reader.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';

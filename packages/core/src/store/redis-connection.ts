@@ -8,6 +8,7 @@ import { createClient, createCluster, createSentinel } from '@keyv/redis';
 import type { Logger } from '../contracts/logger.js';
 import { ConfigError } from '../errors/portcullis-error.js';
 import { describeError } from '../errors/describe-error.js';
+import { EventLoopLag } from '../runtime/event-loop-lag.js';
 import { storeUnavailable } from './cache-store.js';
 
 /**
@@ -166,47 +167,6 @@ const CLUSTER_MAX_WAIT_TIMEOUTS = 5;
 /** When this process last read a reply on each client (`performance.now()`). */
 const lastReplyAt = new WeakMap<RedisClient, number>();
 
-const HEARTBEAT_MS = 10;
-
-/**
- * Whether the event loop (shared by every client) was behind lately: timers that fire
- * late say so, and so does a 10 ms heartbeat that runs while an operation has waited past
- * its first timeout, so that a lone waiting operation does not depend on its own timer.
- */
-class LoopWatch {
-  #watchers = 0;
-  #heartbeat: NodeJS.Timeout | undefined;
-  #behindAt = Number.NEGATIVE_INFINITY;
-
-  /** Starts the heartbeat for one more watcher. */
-  watch(): void {
-    if (this.#watchers++ > 0) return;
-    let due = performance.now() + HEARTBEAT_MS;
-    this.#heartbeat = setInterval(() => {
-      const now = performance.now();
-      if (now - due > LATE_TIMER_MS) this.#behindAt = now;
-      due = now + HEARTBEAT_MS;
-    }, HEARTBEAT_MS).unref();
-  }
-
-  /** Stops the heartbeat when the last watcher leaves. */
-  unwatch(): void {
-    if (--this.#watchers === 0) clearInterval(this.#heartbeat);
-  }
-
-  /** A timer fired late at `now`. */
-  late(now: number): void {
-    this.#behindAt = now;
-  }
-
-  /** Whether the loop was behind within `ms` before `now`. */
-  behindWithin(ms: number, now: number): boolean {
-    return now - this.#behindAt < ms;
-  }
-}
-
-const loop = new LoopWatch();
-
 /**
  * Runs one Redis operation: refused at once when the client is not connected, and
  * failed with `unavailable` when it errors or when Redis sent it no reply in time.
@@ -215,12 +175,12 @@ const loop = new LoopWatch();
  * - When a timer fires late (a GC pause, a saturated event loop), the operation gets the
  *   lost time back, and it fails from `setImmediate`, after the socket reads of the same
  *   loop turn.
- * - While this process is behind (its event loop was late within the last `timeoutMs`)
- *   and keeps reading replies on the client, an operation still waiting is
- *   behind replies not read yet (replies on a connection come in order), not lost: its
- *   timeout runs from the last reply read. A server that keeps up fails a slow Redis's
- *   operations after `timeoutMs`, so the queue bound and the callers see the slowness at
- *   once.
+ * - While this process is behind (a timer of this operation fired late, or the shared
+ *   {@link EventLoopLag} found the loop behind within the last `timeoutMs`) and keeps
+ *   reading replies on the client, an operation still waiting is behind replies not read
+ *   yet (replies on a connection come in order), not lost: its timeout runs from the last
+ *   reply read. A server that keeps up fails a slow Redis's operations after `timeoutMs`,
+ *   so the queue bound and the callers see the slowness at once.
  * - A cluster client is one client over several shards, so replies from live shards say
  *   nothing of a shard that stopped answering: there an operation waits at most
  *   {@link CLUSTER_MAX_WAIT_TIMEOUTS} times `timeoutMs`, plus as much again of stalled time.
@@ -238,8 +198,8 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
   const latest = topologyOf(client) === 'cluster' ? started + timeoutMs * CLUSTER_MAX_WAIT_TIMEOUTS : Infinity;
   let deadline = started + timeoutMs;
   let lost = 0;
+  let firedLate = false;
   let settled = false;
-  let watching = false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     const wait = (ms: number): void => {
@@ -247,15 +207,11 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
       timer = setTimeout(() => {
         const now = performance.now();
         const late = now - due;
-        if (late > LATE_TIMER_MS) {
+        firedLate = late > LATE_TIMER_MS;
+        if (firedLate) {
           // The event loop, not Redis, kept this timer waiting: that time is given back.
           lost += late;
           deadline = Math.max(deadline, now + late);
-          loop.late(now);
-        }
-        if (!watching) {
-          watching = true;
-          loop.watch();
         }
         setImmediate(decide);
       }, ms);
@@ -265,7 +221,8 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
       const now = performance.now();
       // Behind, with a reply read since this operation began: the queue it waits in is moving.
       const lastReply = lastReplyAt.get(client) ?? started;
-      if (loop.behindWithin(timeoutMs, now) && lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
+      const behind = firedLate || EventLoopLag.shared().behindWithin(timeoutMs);
+      if (behind && lastReply > started) deadline = Math.max(deadline, lastReply + timeoutMs);
       const failAt = Math.min(deadline, latest + Math.min(lost, timeoutMs * CLUSTER_MAX_WAIT_TIMEOUTS));
       if (now < failAt) return wait(failAt - now);
       onTimeout?.();
@@ -284,7 +241,6 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
   } finally {
     settled = true;
     clearTimeout(timer);
-    if (watching) loop.unwatch();
   }
 }
 

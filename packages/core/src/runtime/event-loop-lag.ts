@@ -3,6 +3,8 @@ import { setTimeout as realSetTimeout } from 'node:timers';
 
 /** How often the gauge's own timer runs, in milliseconds. */
 const TICK_MS = 25;
+/** A tick later than this means the loop was behind, not merely busy for a moment. */
+const BEHIND_MS = 20;
 
 /**
  * How far this process's event loop is behind, read in a few nanoseconds: a timer
@@ -16,12 +18,14 @@ const TICK_MS = 25;
  * ```ts
  * const lag = EventLoopLag.shared();
  * if (lag.behindMs() > 500) return errorReply(id, 'overloaded', undefined, lag.retryAfterMs());
+ * if (lag.behindWithin(1000)) keepWaiting(); // the loop was behind within the last second
  * ```
  */
 export class EventLoopLag {
   private static instance: EventLoopLag | undefined;
   private due = 0;
   private lastLate = 0;
+  private lastBehindAt = Number.NEGATIVE_INFINITY;
   private running = false;
 
   /** The process's gauge, started on first use. */
@@ -37,6 +41,11 @@ export class EventLoopLag {
     return overdue > this.lastLate ? overdue : this.lastLate;
   }
 
+  /** Whether the loop is behind now, or a tick found it more than 20 ms behind within the last `ms`. */
+  behindWithin(ms: number): boolean {
+    return this.behindMs() > BEHIND_MS || performance.now() - this.lastBehindAt < ms;
+  }
+
   /** A retry hint for a refused request: the current lag, rounded up to 100 ms, from 100 ms to 5 s. */
   retryAfterMs(): number {
     return Math.min(5000, Math.max(100, Math.ceil(this.behindMs() / 100) * 100));
@@ -48,6 +57,7 @@ export class EventLoopLag {
     const tick = () => {
       const now = performance.now();
       this.lastLate = Math.max(0, now - this.due);
+      if (this.lastLate > BEHIND_MS) this.lastBehindAt = now;
       this.due = now + TICK_MS;
       realSetTimeout(tick, TICK_MS).unref();
     };
