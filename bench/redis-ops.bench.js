@@ -1,9 +1,14 @@
 /**
  * The session operations on Redis, one at a time: upgrade, refresh and revoke per second,
  * and the `@RateLimit`/lockout counter, each beside a raw node-redis GET on the same
- * redis-server in the same run (one network round trip: the floor of anything that asks Redis).
- * One client, sequential awaits, so the rows show what one operation costs end to end. Starts
- * its own redis-server on a free port and stops it.
+ * redis-server (one network round trip: the floor of anything that asks Redis). One client,
+ * sequential awaits, so the rows show what one operation costs end to end. Starts its own
+ * redis-server on a free port and stops it.
+ *
+ * Each round times `count` GETs right before `count` of each operation, so every ratio is a
+ * pair measured within a second of each other, and the table prints the median ratio with the
+ * range of the rounds' ratios. This process runs on one core and redis-server on the other
+ * (taskset; `--no-pin` turns it off), so neither takes the other's CPU.
  */
 import { performance } from 'node:perf_hooks';
 import { createClient } from '@keyv/redis';
@@ -17,14 +22,14 @@ import {
   TokenSessionSync,
   UdpKeyring,
 } from '@portcullis/core';
-import { median, opsPerSecond } from './lib/measure.js';
+import { pinProcess, planPinning } from './lib/cpu-pinning.js';
+import { median, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 
 export const title = 'Session operations on Redis, one at a time, beside a raw GET';
-export const defaults = { rounds: 3, count: 2000 };
+export const defaults = { rounds: 9, count: 2000 };
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
-const relative = (a, b) => Number((a / b).toPrecision(3));
 
 async function setup(url) {
   const config = loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: KEY }, persistence: { cache: { provider: 'redis', url } } } } });
@@ -36,25 +41,41 @@ async function setup(url) {
   return { issuer, stores, sessions, close: async () => (await sessions.close(), await stores.close()) };
 }
 
-/**
- * Runs `prepare` untimed, then times `count` sequential calls of `step(i)`; median over `rounds`
- * after one untimed warm-up round (the first calls of a code path run before the JIT has compiled it), in ops/s.
- */
-async function sequentialRate(rounds, count, prepare, step) {
-  const rates = [];
-  for (let r = -1; r < rounds; r++) {
-    const inputs = await prepare(count, r);
-    const start = performance.now();
-    for (let i = 0; i < count; i++) await step(inputs, i);
-    if (r >= 0) rates.push((count * 1000) / (performance.now() - start));
-  }
-  return median(rates);
+/** Operations per second of `count` sequential calls of `step(inputs, i)`. */
+async function sequentialRate(count, inputs, step) {
+  const start = performance.now();
+  for (let i = 0; i < count; i++) await step(inputs, i);
+  return (count * 1000) / (performance.now() - start);
 }
 
-export async function run({ rounds = 3, count = 2000, durationMs = 1000 } = {}) {
+/**
+ * `rounds` timed rounds after one untimed warm-up round (the first calls of a code path run
+ * before the JIT has compiled it). A round makes its inputs untimed with `prepare`, then times
+ * `count` calls of `floor` and right after them `count` calls of `step`. Answers the step's and
+ * the floor's rates and the ratio of each round.
+ */
+async function pairedRounds(rounds, count, floor, prepare, step) {
+  const result = { rates: [], floors: [], ratios: [] };
+  for (let r = -1; r < rounds; r++) {
+    const inputs = await prepare(count, r);
+    const floorRate = await sequentialRate(count, undefined, floor);
+    const rate = await sequentialRate(count, inputs, step);
+    if (r < 0) continue;
+    result.rates.push(rate);
+    result.floors.push(floorRate);
+    result.ratios.push(rate / floorRate);
+  }
+  return result;
+}
+
+export async function run({ rounds = defaults.rounds, count = defaults.count, pin = true, serverCpu = 1 } = {}) {
+  if (!Number.isInteger(count) || count < 1) throw new Error('--count must be a positive integer');
   const binary = findRedisServer();
   if (!binary) return { columns: ['case'], rows: [], notes: ['redis-server not found: nothing measured'] };
+  const plan = planPinning({ pin, serverCpu, generatorCpu: serverCpu === 0 ? 1 : 0 });
   const redis = await startRedis(binary);
+  pinProcess(plan.serverCpu);
+  pinProcess(plan.generatorCpu, redis.pid);
   const measured = [];
   try {
     const h = await setup(redis.url);
@@ -63,14 +84,13 @@ export async function run({ rounds = 3, count = 2000, durationMs = 1000 } = {}) 
     await raw.connect();
     await raw.set('bench:raw', JSON.stringify({ value: { id: 'player-42' } }));
     let sink;
-    measured.push(['raw node-redis GET (floor)', await opsPerSecond(async () => (sink = await raw.get('bench:raw')), { rounds, durationMs })]);
+    const get = async () => (sink = await raw.get('bench:raw'));
+    const paired = (prepare, step) => pairedRounds(rounds, count, get, prepare, step);
     const jwts = (n, r) => Array.from({ length: n }, (_, i) => h.issuer.issueLoginPair(`p-${r}-${i}`, { name: 'alice' }).accessToken);
-    measured.push(['upgrade (JWT → session pair)', await sequentialRate(rounds, count, jwts, async (list, i) => (sink = await h.sessions.upgrade(list[i])))]);
+    measured.push(['upgrade (JWT → session pair)', await paired(jwts, async (list, i) => (sink = await h.sessions.upgrade(list[i])))]);
     measured.push([
       'refresh (session pair rotated)',
-      await sequentialRate(
-        rounds,
-        count,
+      await paired(
         async (_, r) => ({ token: (await h.sessions.upgrade(h.issuer.issueLoginPair(`refresher-${r}`).accessToken)).refreshToken }),
         async (state) => {
           const result = await h.sessions.refresh(state.token);
@@ -80,9 +100,7 @@ export async function run({ rounds = 3, count = 2000, durationMs = 1000 } = {}) 
     ]);
     measured.push([
       'revoke (session logout)',
-      await sequentialRate(
-        rounds,
-        count,
+      await paired(
         async (n, r) => {
           const list = [];
           for (const jwt of jwts(n, `revoke-${r}`)) list.push((await h.sessions.upgrade(jwt)).accessToken);
@@ -93,20 +111,28 @@ export async function run({ rounds = 3, count = 2000, durationMs = 1000 } = {}) 
         },
       ),
     ]);
-    let n = 0;
-    measured.push(['counter increment (@RateLimit claim, lockout count)', await opsPerSecond(async () => (sink = await h.stores.cache.increment('rate-limit', `c-${n++ & 1023}`, 60_000)), { rounds, durationMs })]);
+    measured.push([
+      'counter increment (@RateLimit claim, lockout count)',
+      await paired(
+        async () => undefined,
+        async (_, i) => (sink = await h.stores.cache.increment('rate-limit', `c-${i & 1023}`, 60_000)),
+      ),
+    ]);
     void sink;
     await raw.close();
     await h.close();
   } finally {
     await redis.stop();
   }
-  const floor = measured[0][1];
-  const columns = ['case', 'ops/s', 'µs/op', 'ratio to raw GET'];
-  const rows = measured.map(([name, ops]) => ({ case: name, 'ops/s': Math.round(ops), 'µs/op': Math.round(1e6 / ops), 'ratio to raw GET': relative(ops, floor) }));
+  const columns = ['case', 'ops/s', 'µs/op', 'GET ops/s, its rounds', 'ratio to raw GET'];
+  const perSecond = (rates) => Math.round(median(rates));
+  const row = (name, m, ratio) => ({ case: name, 'ops/s': perSecond(m.rates), 'µs/op': Math.round(1e6 / median(m.rates)), 'GET ops/s, its rounds': perSecond(m.floors), 'ratio to raw GET': ratio });
+  const floors = measured.flatMap(([, m]) => m.floors);
+  const rows = [row('raw node-redis GET (floor)', { rates: floors, floors }, '1'), ...measured.map(([name, m]) => row(name, m, withSpread(m.ratios, 3)))];
   const notes = [
     'one client, one operation at a time (sequential awaits): each row is the latency of one operation, the Redis round trips it takes included',
-    `upgrade, refresh and revoke: ${count} per round, median of ${rounds} rounds after a warm-up round; sessions and JWTs are made before timing; target ≥ 0.5× the raw GET`,
+    `each round times ${count} GETs, then ${count} of the operation; the ratio is the median of ${rounds} rounds' paired ratios (min–max) after a warm-up round; ops/s are medians too, of the operation's rounds and of the GETs timed in them (the floor row: of every round's GETs); sessions and JWTs are made before timing; target ≥ 0.5× the raw GET`,
+    plan.enabled ? `this process on core ${plan.serverCpu}, redis-server on core ${plan.generatorCpu} (taskset)` : `not pinned: ${plan.warning}`,
     'on one Redis server an upgrade and a revoke are one script (EVALSHA) each, a refresh one script plus its event; each includes its revocation event and the session-inventory update, as in a server',
   ];
   return { columns, rows, notes };
