@@ -30,9 +30,10 @@ export interface RedisCacheStoreOptions extends RedisTarget {
   /** Prefix of every key and of the revocation channel; separates apps sharing one Redis. Default `portcullis`. */
   readonly keyPrefix?: string;
   /**
-   * An operation Redis sends no reply to within this fails with `unavailable`. Time the event
-   * loop was stalled is given back; while this process is behind, the time runs from the last
-   * reply it read (replies come in order), on a cluster for at most five times this.
+   * An operation Redis sends no reply to within this fails with `unavailable`. The time runs
+   * from when its command was sent (at the end of the loop turn that asked for it); time the
+   * event loop was stalled is given back; while this process is behind, the time runs from the
+   * last reply it read (replies come in order), on a cluster for at most five times this.
    * Default 1000 ms.
    */
   readonly operationTimeoutMs?: number;

@@ -103,6 +103,18 @@ describe('guarded', () => {
     expect(waited).toBeLessThan(3_000); // failed about one timeout after the last reply read
   });
 
+  it('counts an operation\'s time from when its command left, not while it waited unsent behind a long loop turn', async () => {
+    // node-redis writes the commands asked for in a turn from setImmediate, at the turn's end.
+    const answer = guarded(client, 100, () => new Promise<string>((resolve) => {
+      setImmediate(() => {
+        socket.once('data', (data) => resolve(data.toString()));
+        socket.write('50:SENT'); // Redis answers 50 ms after the command left
+      });
+    }));
+    stall(95); // the turn runs on; the command leaves at 95 ms, and the 100 ms timer is not late
+    await expect(answer).resolves.toBe('SENT');
+  });
+
   it('fails with unavailable when no reply comes in time', async () => {
     await expect(guarded(client, 20, () => new Promise(() => {}))).rejects.toMatchObject({ code: 'unavailable' });
   });

@@ -172,6 +172,9 @@ const lastReplyAt = new WeakMap<RedisClient, number>();
  * failed with `unavailable` when it errors or when Redis sent it no reply in time.
  *
  * "In time" counts time in which this process could have read the reply:
+ * - node-redis writes the commands asked for in a loop turn from `setImmediate`, when the
+ *   turn ends: an operation's time runs at least from then, so one asked for early in a long
+ *   turn is not failed for the time its command waited unsent.
  * - When a timer fires late (a GC pause, a saturated event loop), the operation gets the
  *   lost time back, and it fails from `setImmediate`, after the socket reads of the same
  *   loop turn.
@@ -234,6 +237,10 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
     const answered = operation().then((value) => {
       lastReplyAt.set(client, performance.now());
       return value;
+    });
+    // Queued after the client's own write of this turn's commands, so it runs once they have left.
+    setImmediate(() => {
+      deadline = Math.max(deadline, performance.now() + timeoutMs);
     });
     return await Promise.race([answered, timeout]);
   } catch (error) {
