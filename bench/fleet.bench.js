@@ -5,7 +5,8 @@
  * (`POST /auth/logout`), and the time runs from that call to the 4401 close the player's
  * socket on B receives. Beside it, in the same run and on the same Redis: the raw
  * PUBLISH → message latency of two node-redis clients (the floor: one pub/sub hop), and the
- * logout call's own HTTP round trip.
+ * logout call's own HTTP round trip. `rounds` times over, each with new players: the table
+ * pools every round's samples and prints the p99 of each round as a range beside it.
  */
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -14,12 +15,13 @@ import { startGameServer } from '../loadtest/lib/server-handle.js';
 import { postJson, upgradeAll } from '../loadtest/lib/http-client.js';
 import { latencySummary } from '../loadtest/lib/stats.js';
 import { closeSockets, openSockets } from '../loadtest/lib/ws-load.js';
+import { withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 
 export const title = 'Revocation latency across two server processes on one Redis';
-export const defaults = { rounds: 1, count: 1000 };
+export const defaults = { rounds: 5, count: 1000 };
 
-const round = (ms) => Number(ms.toFixed(3));
+const rounded = (ms) => Number(ms.toFixed(3));
 
 /** PUBLISH on one client, time to the message on another: `count` times, one at a time. */
 async function publishToMessage(url, count) {
@@ -66,8 +68,29 @@ async function revokeOneByOne(serverA, sessions, sockets) {
   return { closes, calls, afterAnswer };
 }
 
-export async function run({ count = defaults.count } = {}) {
+/** One round: `count` new players with a session and a socket on B, each logged out on A in turn. */
+async function revocationRound(serverA, serverB, redisUrl, count, round) {
+  const jwts = await serverA.call('jwts', { prefix: `fleet-player-${round}-`, count });
+  const sessions = (await upgradeAll(serverA.http, jwts)).map((s) => s.accessToken);
+  const sockets = await openSockets(serverB.wsUrl, sessions);
+  try {
+    const floor = await publishToMessage(redisUrl, count);
+    return { floor, ...(await revokeOneByOne(serverA, sessions, sockets)) };
+  } finally {
+    await closeSockets(sockets);
+  }
+}
+
+const CASES = [
+  ['floor', 'raw Redis PUBLISH → message, two node-redis clients (floor)'],
+  ['calls', 'POST /auth/logout on A, the call answered (204)'],
+  ['closes', 'POST /auth/logout on A → 4401 close of the socket on B'],
+  ['afterAnswer', 'the logout answered → that 4401 close (0 when the close came first)'],
+];
+
+export async function run({ rounds = defaults.rounds, count = defaults.count } = {}) {
   if (!Number.isInteger(count) || count < 1) throw new Error('--count must be a positive integer');
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
   const binary = findRedisServer();
   if (!binary) return { columns: ['case'], rows: [], notes: ['redis-server not found: nothing measured'] };
   const redis = await startRedis(binary);
@@ -78,36 +101,29 @@ export async function run({ count = defaults.count } = {}) {
     servers.push(serverA);
     const serverB = await startGameServer({ provider: 'redis', redisUrl: redis.url, cpu: null });
     servers.push(serverB);
-    const jwts = await serverA.call('jwts', { prefix: 'fleet-player-', count });
-    const sessions = (await upgradeAll(serverA.http, jwts)).map((s) => s.accessToken);
-    const sockets = await openSockets(serverB.wsUrl, sessions);
-    const floor = latencySummary(await publishToMessage(redis.url, count));
-    const { closes, calls, afterAnswer } = await revokeOneByOne(serverA, sessions, sockets);
-    await closeSockets(sockets);
-    const revocation = latencySummary(closes);
-    const call = latencySummary(calls);
-    const lag = latencySummary(afterAnswer);
-    const row = (name, s) => ({
-      case: name,
-      samples: s.count,
-      'p50 ms': round(s.p50),
-      'p99 ms': round(s.p99),
-      'max ms': round(s.max),
-      'p50 / floor p50': Number((s.p50 / floor.p50).toPrecision(3)),
-      'p99 / floor p99': Number((s.p99 / floor.p99).toPrecision(3)),
-    });
+    const measured = [];
+    for (let round = 0; round < rounds; round++) measured.push(await revocationRound(serverA, serverB, redis.url, count, round));
+    const floor = latencySummary(measured.flatMap((m) => m.floor));
+    const row = ([key, name]) => {
+      const s = latencySummary(measured.flatMap((m) => m[key]));
+      return {
+        case: name,
+        samples: s.count,
+        'p50 ms': rounded(s.p50),
+        'p99 ms': rounded(s.p99),
+        'p99 ms of each round': withSpread(measured.map((m) => latencySummary(m[key]).p99), 2),
+        'max ms': rounded(s.max),
+        'p50 / floor p50': Number((s.p50 / floor.p50).toPrecision(3)),
+        'p99 / floor p99': Number((s.p99 / floor.p99).toPrecision(3)),
+      };
+    };
     return {
-      columns: ['case', 'samples', 'p50 ms', 'p99 ms', 'max ms', 'p50 / floor p50', 'p99 / floor p99'],
-      rows: [
-        row('raw Redis PUBLISH → message, two node-redis clients (floor)', floor),
-        row('POST /auth/logout on A, the call answered (204)', call),
-        row('POST /auth/logout on A → 4401 close of the socket on B', revocation),
-        row('the logout answered → that 4401 close (0 when the close came first)', lag),
-      ],
+      columns: ['case', 'samples', 'p50 ms', 'p99 ms', 'p99 ms of each round', 'max ms', 'p50 / floor p50', 'p99 / floor p99'],
+      rows: CASES.map(row),
       notes: [
-        `${count} sessions, each with one WebSocket on server B; revoked one at a time on server A; target p99 under 10 ms on loopback`,
+        `${rounds} rounds of ${count} new sessions, each with one WebSocket on server B; revoked one at a time on server A; the percentiles pool every round's samples, "of each round" is the median p99 of the rounds (min–max); target p99 under 10 ms on loopback`,
         'the revocation path: HTTP to A, A writes the revocation to Redis and publishes it, B receives it, closes the socket, the close frame reaches the client',
-        'servers unpinned: A, B, Redis and this client share the machine',
+        'servers unpinned: A, B, Redis and this client share the machine; the client calls with Node\'s fetch',
       ],
     };
   } finally {
