@@ -67,15 +67,25 @@ function credentialsOf(url: string): { username?: string; password?: string; tls
   return { ...(username ? { username } : {}), ...(password ? { password } : {}), tls: parsed.protocol === 'rediss:' };
 }
 
+/**
+ * What a connection's socket buffers before node-redis holds back the rest of a loop turn's
+ * commands. node-redis writes a turn's commands when the turn ends and stops at the socket's
+ * high-water mark (16 KiB by default); the rest leave one such batch per later turn, and on a
+ * saturated server each of those turns can last seconds, which the commands spent unsent and
+ * counted against their timeouts. At this size every command a turn can queue under the
+ * default `maxPendingOperations` (2,048 session reads of 64 keys at most) leaves at once.
+ */
+const WRITE_BUFFER_BYTES = 16 * 1024 * 1024;
+
 function createFor(target: RedisTarget): RedisClient {
   const topology = target.topology ?? 'single';
-  if (topology === 'single') {
-    return createClient({ url: target.url, disableOfflineQueue: true, socket: { connectTimeout: 2000, reconnectStrategy: reconnectDelayMs } });
-  }
+  // node-redis hands its socket options to net.connect, which takes the high-water mark too.
+  const common = { connectTimeout: 2000, reconnectStrategy: reconnectDelayMs, writableHighWaterMark: WRITE_BUFFER_BYTES };
+  if (topology === 'single') return createClient({ url: target.url, disableOfflineQueue: true, socket: common });
   const nodes = target.nodes ?? [];
   if (nodes.length === 0) throw new ConfigError('svc:persistence:cache:nodes', `must name at least one host:port with topology "${topology}"`);
   const { tls, ...auth } = credentialsOf(target.url);
-  const socket = { connectTimeout: 2000, reconnectStrategy: reconnectDelayMs, ...(tls ? { tls: true as const } : {}) };
+  const socket = { ...common, ...(tls ? { tls: true as const } : {}) };
   const nodeOptions = { ...auth, disableOfflineQueue: true, socket };
   const client =
     topology === 'cluster'
@@ -173,8 +183,9 @@ const lastReplyAt = new WeakMap<RedisClient, number>();
  *
  * "In time" counts time in which this process could have read the reply:
  * - node-redis writes the commands asked for in a loop turn from `setImmediate`, when the
- *   turn ends: an operation's time runs at least from then, so one asked for early in a long
- *   turn is not failed for the time its command waited unsent.
+ *   turn ends (all of them: see `WRITE_BUFFER_BYTES`): an operation's time runs at least from
+ *   then, so one asked for early in a long turn is not failed for the time its command waited
+ *   unsent.
  * - When a timer fires late (a GC pause, a saturated event loop), the operation gets the
  *   lost time back, and it fails from `setImmediate`, after the socket reads of the same
  *   loop turn.
@@ -238,7 +249,9 @@ export async function guarded<T>(client: RedisClient, timeoutMs: number, operati
       lastReplyAt.set(client, performance.now());
       return value;
     });
-    // Queued after the client's own write of this turn's commands, so it runs once they have left.
+    // Runs in the check phase that sends this turn's commands (node-redis writes them from
+    // setImmediate, all at once, see WRITE_BUFFER_BYTES), so the time runs from when they left;
+    // asked for from within a check phase, from the next one, a turn later at most.
     setImmediate(() => {
       deadline = Math.max(deadline, performance.now() + timeoutMs);
     });
