@@ -11,6 +11,8 @@
  * (taskset; `--no-pin` turns it off), so neither takes the other's CPU.
  */
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createClient } from '@keyv/redis';
 import {
   createSessionStores,
@@ -31,6 +33,9 @@ export const defaults = { rounds: 9, count: 2000 };
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+
 async function setup(url) {
   const config = loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: KEY }, persistence: { cache: { provider: 'redis', url } } } } });
   const key = resolveSigningKey(config, silentLoggerFactory.create('bench'));
@@ -41,8 +46,13 @@ async function setup(url) {
   return { issuer, stores, sessions, close: async () => (await sessions.close(), await stores.close()) };
 }
 
-/** Operations per second of `count` sequential calls of `step(inputs, i)`. */
+/**
+ * Operations per second of `count` sequential calls of `step(inputs, i)`, from a collected
+ * heap, so garbage that making the inputs or an earlier run left is not collected on this
+ * run's time (what the run itself allocates is).
+ */
 async function sequentialRate(count, inputs, step) {
+  gc();
   const start = performance.now();
   for (let i = 0; i < count; i++) await step(inputs, i);
   return (count * 1000) / (performance.now() - start);
@@ -131,7 +141,7 @@ export async function run({ rounds = defaults.rounds, count = defaults.count, pi
   const rows = [row('raw node-redis GET (floor)', { rates: floors, floors }, '1'), ...measured.map(([name, m]) => row(name, m, withSpread(m.ratios, 3)))];
   const notes = [
     'one client, one operation at a time (sequential awaits): each row is the latency of one operation, the Redis round trips it takes included',
-    `each round times ${count} GETs, then ${count} of the operation; the ratio is the median of ${rounds} rounds' paired ratios (min–max) after a warm-up round; ops/s are medians too, of the operation's rounds and of the GETs timed in them (the floor row: of every round's GETs); sessions and JWTs are made before timing; target ≥ 0.5× the raw GET`,
+    `each round times ${count} GETs, then ${count} of the operation, each from a collected heap; the ratio is the median of ${rounds} rounds' paired ratios (min–max) after a warm-up round; ops/s are medians too, of the operation's rounds and of the GETs timed in them (the floor row: of every round's GETs); sessions and JWTs are made before timing; target ≥ 0.5× the raw GET`,
     plan.enabled ? `this process on core ${plan.serverCpu}, redis-server on core ${plan.generatorCpu} (taskset)` : `not pinned: ${plan.warning}`,
     'on one Redis server an upgrade and a revoke are one script (EVALSHA) each, a refresh one script plus its event; each includes its revocation event and the session-inventory update, as in a server',
   ];
