@@ -1,0 +1,54 @@
+/**
+ * A Redis operation's timeout against how node-redis sends commands: at the end of the loop
+ * turn that asked for them, and all of them then. On a redis-server of this file's own, so other
+ * test files' traffic on the shared one cannot delay its replies.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLoggerFactory } from '../src/logging/logger.js';
+import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from '../src/store/redis-connection.js';
+import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
+
+const binary = findRedisServerBinary();
+
+/** Blocks the event loop, as a saturated server's long loop turns do. */
+function stall(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // busy on purpose
+  }
+}
+
+describe.runIf(binary !== undefined)(binary ? 'Redis commands asked for in one long loop turn' : 'Redis commands asked for in one long loop turn — SKIPPED, redis-server not found', () => {
+  let server: RedisServer;
+  let redis: RedisClient;
+
+  beforeAll(async () => {
+    server = await startRedisServer(binary);
+    redis = openRedisClient(server.url, silentLoggerFactory.create('test'), 'commands');
+    await waitUntilReady(redis, 5_000);
+  });
+  afterAll(async () => {
+    await closeRedisClient(redis);
+    await server.stop();
+  });
+
+  it('all leave when the turn ends, so none waits unsent into its timeout', async () => {
+    // 400 commands of about 300 bytes, far more than the 16 KiB a socket buffers by default,
+    // asked for in a turn that runs 245 ms, while every later turn runs 400 ms, longer than the
+    // 250 ms timeout (a saturated server). Redis answers each at once once it has it.
+    const value = 'v'.repeat(250);
+    const answers = Array.from({ length: 400 }, (_, i) => guarded(redis, 250, () => redis.set(`turn-${i}`, value)));
+    let busy = true;
+    const saturated = (): void => {
+      if (!busy) return;
+      stall(400);
+      setImmediate(saturated);
+    };
+    stall(245);
+    setImmediate(saturated);
+    const outcomes = await Promise.allSettled(answers);
+    busy = false;
+    const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error).cause ?? o.reason)] : []));
+    expect(failures.length, `first: ${failures[0]}`).toBe(0);
+  });
+});
