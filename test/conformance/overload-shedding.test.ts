@@ -6,6 +6,7 @@
 import { ShieldEnforcer } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
+import { stall } from '../support/event-loop.js';
 import { TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, udpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
 
@@ -15,13 +16,6 @@ const drivers: Array<[string, () => TransportDriver]> = [
   ['udp', udpDriver],
 ];
 
-/** Blocks this process's event loop, server included, as a saturated CPU does. */
-function stall(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // busy on purpose
-  }
-}
 
 describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDriver) => {
   let stack: TestStack;

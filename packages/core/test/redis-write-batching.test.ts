@@ -6,17 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLoggerFactory } from '../src/logging/logger.js';
 import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from '../src/store/redis-connection.js';
+import { busyTurns, stall } from '../../../test/support/event-loop.js';
 import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
 
 const binary = findRedisServerBinary();
-
-/** Blocks the event loop, as a saturated server's long loop turns do. */
-function stall(ms: number): void {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    // busy on purpose
-  }
-}
 
 describe.runIf(binary !== undefined)(binary ? 'Redis commands asked for in one long loop turn' : 'Redis commands asked for in one long loop turn — SKIPPED, redis-server not found', () => {
   let server: RedisServer;
@@ -38,16 +31,10 @@ describe.runIf(binary !== undefined)(binary ? 'Redis commands asked for in one l
     // 250 ms timeout (a saturated server). Redis answers each at once once it has it.
     const value = 'v'.repeat(250);
     const answers = Array.from({ length: 400 }, (_, i) => guarded(redis, 250, () => redis.set(`turn-${i}`, value)));
-    let busy = true;
-    const saturated = (): void => {
-      if (!busy) return;
-      stall(400);
-      setImmediate(saturated);
-    };
     stall(245);
-    setImmediate(saturated);
+    const idle = busyTurns(400);
     const outcomes = await Promise.allSettled(answers);
-    busy = false;
+    idle();
     const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error).cause ?? o.reason)] : []));
     expect(failures.length, `first: ${failures[0]}`).toBe(0);
   });

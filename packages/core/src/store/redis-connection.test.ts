@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLoggerFactory } from '../logging/logger.js';
 import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from './redis-connection.js';
+import { stall } from '../../../../test/support/event-loop.js';
 
 const clusterNodes = inject('redisClusterNodes');
 
@@ -17,14 +18,6 @@ const ECHO_SERVER = `
   }));
   server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
 `;
-
-/** Blocks the event loop, as a long GC pause or a starved CPU does. */
-function stall(ms: number): void {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    // busy on purpose
-  }
-}
 
 /**
  * Milliseconds until `guarded` fails an operation that never gets a reply (at a 100 ms
