@@ -1,15 +1,17 @@
 /**
  * Event-loop responsiveness as the load tests define it: a 10 ms timer re-armed
- * forever, and the delay by which each firing is late. Shared by the game server
- * process and the control server process so both are measured the same way.
+ * until stopped, and the delay by which each firing is late. Shared by the game server
+ * process, the control server process and the load generator, so all are measured the
+ * same way.
  */
 import { performance } from 'node:perf_hooks';
 
-/** Starts the monitor; answers `reset()` and `read()` for the IPC handlers. */
+/** Starts the monitor; answers `reset()` and `read()` (for the IPC handlers) and `stop()`. */
 export function startLoopMonitor() {
   const loop = { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] };
   const started = performance.now();
   let expected = performance.now() + 10;
+  let timer;
   const tick = () => {
     const now = performance.now();
     const late = Math.max(0, now - expected);
@@ -21,14 +23,15 @@ export function startLoopMonitor() {
       if (loop.stalls.length < 20) loop.stalls.push({ atS: Number(((now - started) / 1000).toFixed(2)), ms: Math.round(late) });
     }
     expected = now + 10;
-    setTimeout(tick, 10).unref();
+    timer = setTimeout(tick, 10).unref();
   };
-  setTimeout(tick, 10).unref();
+  timer = setTimeout(tick, 10).unref();
   return {
     reset() {
       Object.assign(loop, { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] });
       return null;
     },
     read: () => ({ maxMs: loop.max, meanMs: loop.samples ? loop.sum / loop.samples : 0, samples: loop.samples, over50: loop.over50, stalls: loop.stalls }),
+    stop: () => clearTimeout(timer),
   };
 }

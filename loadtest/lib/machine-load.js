@@ -10,10 +10,16 @@ import { availableParallelism } from 'node:os';
 const TICKS_PER_SECOND = 100;
 const TOTAL_CORES = availableParallelism();
 
-function cpuTicks() {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-  const [user, nice, system, , , irq, softirq, steal] = fields;
+/** Busy ticks of one `/proc/stat` line (`cpu` or `cpuN`): all but idle and iowait. */
+function busyOf(line) {
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
   return { busy: user + nice + system + irq + softirq + steal, softirq: softirq + irq };
+}
+
+/** The machine's busy and interrupt ticks, and the busy ticks of each core. */
+function cpuTicks() {
+  const lines = readFileSync('/proc/stat', 'utf8').split('\n');
+  return { ...busyOf(lines[0]), cores: lines.filter((line) => /^cpu\d/.test(line)).map((line) => busyOf(line).busy) };
 }
 
 /** User + system ticks of process `pid` (all its threads); 0 when it is gone. */
@@ -32,7 +38,9 @@ export function processTicks(pid) {
  * left out); `stop()` answers, in cores over the interval: `roles` (each process's
  * CPU, all its threads), `oursCores` (their sum), `interruptCores` (irq and softirq:
  * mostly loopback networking of this very test), `otherCores` (everything else: other
- * processes), or undefined off Linux.
+ * processes) and `coreBusy` (how busy each core was, whoever ran on it: a core near 1 had no
+ * time to spare, for the process pinned there or for the interrupts it handled), or undefined
+ * off Linux.
  *
  * @example
  * const machine = watchMachineLoad({ server: server.pid, generator: process.pid });
@@ -54,15 +62,18 @@ export function watchMachineLoad(roles) {
       const interrupts = (cpu.softirq - start.cpu.softirq) / perSecond;
       const perRole = Object.fromEntries(named.map(([role, pid], i) => [role, (processTicks(pid) - start.roles[i]) / perSecond]));
       const mine = Object.values(perRole).reduce((a, b) => a + b, 0);
-      return { roles: perRole, oursCores: mine, interruptCores: interrupts, otherCores: Math.max(0, busy - mine - interrupts) };
+      const coreBusy = cpu.cores.map((ticks, core) => (ticks - (start.cpu.cores[core] ?? ticks)) / perSecond);
+      return { roles: perRole, oursCores: mine, interruptCores: interrupts, otherCores: Math.max(0, busy - mine - interrupts), coreBusy };
     },
   };
 }
 
-/** "server 0.71 cores, generator 0.38, redis 0.05, irq/softirq 0.42, other processes 0.05 (of 2)" */
+/** "server 0.71 cores, generator 0.38, redis 0.05, irq/softirq 0.42, other processes 0.05 (of 2); busy by core: 0 0.61, 1 0.95" */
 export function formatMachineLoad(load) {
   if (!load) return 'machine load not measured (no /proc)';
   const roles = Object.entries(load.roles ?? {}).map(([role, cores], i) => `${role} ${cores.toFixed(2)}${i === 0 ? ' cores' : ''}`);
   const ours = roles.length > 0 ? roles.join(', ') : `this test ${load.oursCores.toFixed(2)} cores`;
-  return `${ours}, irq/softirq ${load.interruptCores.toFixed(2)}, other processes ${load.otherCores.toFixed(2)} (of ${TOTAL_CORES})`;
+  // Reports saved before the per-core figures have none.
+  const byCore = load.coreBusy ? `; busy by core: ${load.coreBusy.map((busy, core) => `${core} ${busy.toFixed(2)}`).join(', ')}` : '';
+  return `${ours}, irq/softirq ${load.interruptCores.toFixed(2)}, other processes ${load.otherCores.toFixed(2)} (of ${TOTAL_CORES})${byCore}`;
 }

@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { upgradeAll } from '../lib/http-client.js';
 import { formatMachineLoad, watchMachineLoad } from '../lib/machine-load.js';
 import { startControlServer, startGameServer } from '../lib/server-handle.js';
+import { startLoopMonitor } from '../lib/loop-monitor.js';
 import { formatServerLog, int, latencySummary, mb, ms, sleep } from '../lib/stats.js';
 import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
 
@@ -43,8 +44,12 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
     await server.call('loop-reset');
     const machine = watchMachineLoad({ server: server.pid, generator: process.pid, redis: redisPid });
     const generatorBefore = process.cpuUsage();
+    // Latency is read here, so a reply that arrives while this loop is stalled counts as late by the stall.
+    const generatorLoop = startLoopMonitor();
     const began = performance.now();
     await sleep(durationS * 1000);
+    const generatorLoopDelay = generatorLoop.read();
+    generatorLoop.stop();
     const machineLoad = machine.stop();
     const seconds = (performance.now() - began) / 1000;
     const generatorUsed = process.cpuUsage(generatorBefore);
@@ -76,6 +81,8 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
       serverCpuCores: (after.cpuMicros - before.cpuMicros) / 1e6 / seconds,
       generatorCpuMicrosPerMessage: generatorMicros / Math.max(1, result.windowReplies),
       generatorCpuCores: generatorMicros / 1e6 / seconds,
+      generatorEventLoopMaxDelayMs: generatorLoopDelay.maxMs,
+      generatorEventLoopStalls: generatorLoopDelay.over50,
       pinning,
       eventLoopMaxDelayMs: loop.maxMs,
       eventLoopStalls: loop.stalls,
@@ -104,6 +111,8 @@ export function formatWsMove(r) {
     `    server heap     after GC: idle ${mb(r.heapAfterGc.idle)} → start ${mb(r.heapAfterGc.start)} → end ${mb(r.heapAfterGc.end)} → after disconnect ${mb(r.heapAfterGc.afterDisconnect)}`,
     `    server CPU      ${r.serverCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.serverCpuCores.toFixed(2)} cores · event-loop max delay ${ms(r.eventLoopMaxDelayMs)} (${r.eventLoopStalls.length} stalls ≥ 50 ms)`,
     `    generator CPU   ${r.generatorCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.generatorCpuCores.toFixed(2)} cores (the load generator's own process.cpuUsage(); near 1 core it, not the server, sets the pace)`,
+    // Reports saved before the generator's loop was measured have no such line.
+    ...(r.generatorEventLoopMaxDelayMs === undefined ? [] : [`    generator loop  event-loop max delay ${ms(r.generatorEventLoopMaxDelayMs)} (${r.generatorEventLoopStalls} stalls ≥ 50 ms): latency is read in the generator, so a stall of it adds to the latency of every reply it leaves unread`]),
     `    pinning         ${r.pinning ?? 'not recorded'}`,
     `    setup           ${r.provider === 'control' ? '' : `${int(r.clients)} upgrades over HTTP in ${r.setup.upgradeSeconds.toFixed(1)} s, `}${int(r.clients)} sockets opened in ${r.setup.openSeconds.toFixed(1)} s`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
