@@ -7,8 +7,9 @@
  *
  * Each round times `count` GETs right before `count` of each operation, so every ratio is a
  * pair measured within a second of each other, and the table prints the median ratio with the
- * range of the rounds' ratios. This process runs on one core and redis-server on the other
- * (taskset; `--no-pin` turns it off), so neither takes the other's CPU.
+ * range of the rounds' ratios. This process runs on one core (`--server-cpu`, default 1) and
+ * redis-server on another (`--generator-cpu`, default 0) with taskset (`--no-pin` turns it off),
+ * so neither takes the other's CPU.
  */
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
@@ -78,16 +79,17 @@ async function pairedRounds(rounds, count, floor, prepare, step) {
   return result;
 }
 
-export async function run({ rounds = defaults.rounds, count = defaults.count, pin = true, serverCpu = 1 } = {}) {
+export async function run({ rounds = defaults.rounds, count = defaults.count, pin = true, serverCpu = 1, generatorCpu = serverCpu === 0 ? 1 : 0 } = {}) {
   if (!Number.isInteger(count) || count < 1) throw new Error('--count must be a positive integer');
   const binary = findRedisServer();
   if (!binary) return { columns: ['case'], rows: [], notes: ['redis-server not found: nothing measured'] };
-  const plan = planPinning({ pin, serverCpu, generatorCpu: serverCpu === 0 ? 1 : 0 });
+  // This process is the "server" of the pair (the one measured), redis-server takes the generator's core.
+  const plan = planPinning({ pin, serverCpu, generatorCpu });
   const redis = await startRedis(binary);
-  pinProcess(plan.serverCpu);
-  pinProcess(plan.generatorCpu, redis.pid);
   const measured = [];
   try {
+    pinProcess(plan.serverCpu);
+    pinProcess(plan.generatorCpu, redis.pid);
     const h = await setup(redis.url);
     const raw = createClient({ url: redis.url });
     raw.on('error', () => {});

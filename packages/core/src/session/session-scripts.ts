@@ -223,6 +223,9 @@ export type ScriptedRefresh =
  * ```
  */
 export class SessionScripts {
+  /** The text of a session revocation's event before and after the revoked access key, which the revoke script fills in. */
+  private readonly revokedEventText: readonly [string, string];
+
   constructor(
     private readonly scripts: CacheScripts,
     private readonly broadcast: ScriptedBroadcast,
@@ -230,7 +233,10 @@ export class SessionScripts {
     private readonly jwts: JwtInvalidation,
     private readonly logins: LoginInventory,
     private readonly lifetimes: { readonly accessMs: number; readonly refreshMs: number },
-  ) {}
+  ) {
+    const [head, tail] = broadcast.message({ kind: 'revoked', sessionKeys: [ACCESS_KEY_SLOT], jtis: [] }).split(ACCESS_KEY_SLOT) as [string, string];
+    this.revokedEventText = [head, tail];
+  }
 
   /**
    * If the JWT's lineage stands and its `jti` is unused: spends the `jti`, stores the drafted
@@ -312,8 +318,7 @@ export class SessionScripts {
 
   /** Takes the pair of a session token's key, either token of it, and announces it; answers the pair's access key. */
   async revoke(key: string): Promise<string | undefined> {
-    const [head, tail] = this.broadcast.message({ kind: 'revoked', sessionKeys: [ACCESS_KEY_SLOT], jtis: [] }).split(ACCESS_KEY_SLOT) as [string, string];
-    const reply = await this.scripts.run(REVOKE, [key, this.broadcast.channel, head, tail]);
+    const reply = await this.scripts.run(REVOKE, [key, this.broadcast.channel, ...this.revokedEventText]);
     if (typeof reply !== 'string') return undefined;
     this.broadcast.delivered(Object.freeze({ kind: 'revoked', sessionKeys: [reply], jtis: [] }));
     return reply;
