@@ -22,6 +22,7 @@
 import { performance } from 'node:perf_hooks';
 import { upgradeAll } from '../lib/http-client.js';
 import { formatMachineLoad, processTicks, watchMachineLoad } from '../lib/machine-load.js';
+import { startLoopMonitor } from '../lib/loop-monitor.js';
 import { phasedDriver } from '../lib/phased-load.js';
 import { revocationProbe } from '../lib/revocation-probe.js';
 import { startGameServer } from '../lib/server-handle.js';
@@ -122,6 +123,7 @@ function summarizePhase(phase, cpu) {
     unexpectedCloses: phase.closes,
     serverCores: cpu.server,
     generatorCores: cpu.generator,
+    generatorLoopMaxDelayMs: cpu.generatorLoopMaxMs,
   };
 }
 
@@ -152,6 +154,7 @@ export async function runOverload({ clients, revoked = 100, capacity, probeS = 5
     for (const [name, rate, seconds] of plan) {
       const began = performance.now();
       const generator = process.cpuUsage();
+      const generatorLoop = startLoopMonitor();
       const serverTicks = processTicks(server.pid);
       driver.phase(name, Math.round(rate));
       if (name === plan[1][0]) revocation.revokeOver(duringOverload, seconds * 1000);
@@ -159,7 +162,9 @@ export async function runOverload({ clients, revoked = 100, capacity, probeS = 5
       await sleep(seconds * 1000);
       const elapsed = (performance.now() - began) / 1000;
       const used = process.cpuUsage(generator);
-      cpuByPhase.push({ server: (processTicks(server.pid) - serverTicks) / 100 / elapsed, generator: (used.user + used.system) / 1e6 / elapsed });
+      const generatorLoopMaxMs = generatorLoop.read().maxMs;
+      generatorLoop.stop();
+      cpuByPhase.push({ server: (processTicks(server.pid) - serverTicks) / 100 / elapsed, generator: (used.user + used.system) / 1e6 / elapsed, generatorLoopMaxMs });
     }
     const phases = await driver.stop(5000);
     const revocations = await revocation.finish(5000);
@@ -232,7 +237,8 @@ export function formatOverload(r) {
       `      answered ≤1 s ${pct(p.answeredWithin1sShare)} of those sent (replies or refusals); ${int(p.replies)} answered in all, ${int(p.unanswered)} never (within 5 s of the end)`,
       `      refusals      ${codes(p.refusals)}${Object.keys(p.unexpectedCloses).length ? ` · connections closed: ${Object.entries(p.unexpectedCloses).map(([code, n]) => `code ${code} ×${n}`).join(', ')}` : ''}${p.mismatched ? ` · ${p.mismatched} replies out of order` : ''}`,
       `      latency       p50 ${ms(p.latencyMs.p50)} · p99 ${ms(p.latencyMs.p99)} · max ${ms(p.latencyMs.max)}`,
-      `      CPU           server ${p.serverCores.toFixed(2)} cores · generator ${p.generatorCores.toFixed(2)} cores`,
+      // Latency is read in the generator: its own stalls add to it (reports saved before this have no such figure).
+      `      CPU           server ${p.serverCores.toFixed(2)} cores · generator ${p.generatorCores.toFixed(2)} cores${p.generatorLoopMaxDelayMs === undefined ? '' : ` · generator event-loop max delay ${ms(p.generatorLoopMaxDelayMs)}`}`,
     );
   }
   const rec = r.recovery;
