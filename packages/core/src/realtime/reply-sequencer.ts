@@ -58,19 +58,24 @@ interface Slot<T> {
 export class ReplySequencer<T> {
   readonly maxPending: number;
   private readonly options: ReplySequencerOptions<T>;
+  // `deliver` and the count of waiting replies are read for every reply: kept on the instance, so
+  // a reply that waits for none reads neither the options nor the slots (see ConnectionProtocol).
+  private readonly deliver: (reply: T) => void;
   private readonly slots: Slot<T>[] = [];
   private head = 0;
+  private waiting = 0;
   private saturated = false;
   private closed = false;
 
   constructor(options: ReplySequencerOptions<T>) {
     this.options = options;
+    this.deliver = options.deliver;
     this.maxPending = Math.max(1, options.maxPending ?? 64);
   }
 
   /** Requests whose replies have not been delivered yet. */
   get pending(): number {
-    return this.slots.length - this.head;
+    return this.waiting;
   }
 
   /** True while at least `maxPending` replies are outstanding. */
@@ -82,17 +87,19 @@ export class ReplySequencer<T> {
   push(reply: PendingReply<T>): void {
     if (this.closed) return;
     if (!isThenable(reply)) {
-      if (this.pending === 0) {
-        if (reply !== undefined) this.options.deliver(reply);
+      if (this.waiting === 0) {
+        if (reply !== undefined) this.deliver(reply);
         return;
       }
       // Ready but behind a slow reply: it counts toward maxPending like any other.
       this.slots.push({ done: true, value: reply });
+      this.waiting++;
       this.checkSaturated();
       return;
     }
     const slot: Slot<T> = { done: false, value: undefined };
     this.slots.push(slot);
+    this.waiting++;
     this.checkSaturated();
     reply.then(
       (value) => this.settle(slot, value),
@@ -108,6 +115,7 @@ export class ReplySequencer<T> {
     this.closed = true;
     this.slots.length = 0;
     this.head = 0;
+    this.waiting = 0;
   }
 
   private checkSaturated(): void {
@@ -128,7 +136,8 @@ export class ReplySequencer<T> {
     while (this.head < this.slots.length && this.slots[this.head]!.done) {
       const slot = this.slots[this.head]!;
       this.head += 1;
-      if (slot.value !== undefined) this.options.deliver(slot.value);
+      this.waiting--;
+      if (slot.value !== undefined) this.deliver(slot.value);
       if (this.closed) return;
     }
     if (this.head === this.slots.length) {
