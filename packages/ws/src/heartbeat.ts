@@ -9,8 +9,8 @@ const SLICES = 10;
 
 /**
  * A watched socket's sign of life since the heartbeat last checked it. The connection
- * sets `alive` on every message: a field of an object it already holds, so the busiest
- * path costs no Map look-up.
+ * sets `alive` on every message: a field of the connection object itself (see
+ * {@link Heartbeat.add}), so the busiest path costs no Map look-up and reads no other object.
  */
 export interface Liveness {
   alive: boolean;
@@ -41,10 +41,11 @@ export class Heartbeat {
 
   /**
    * Starts watching a socket (not when the interval is 0); answers the record whose
-   * `alive` the caller sets when a message arrives. A pong sets it too.
+   * `alive` the caller sets when a message arrives (`liveness`, when given: the caller's
+   * own object). A pong sets it too.
    */
-  add(ws: WebSocket): Liveness {
-    const liveness: Liveness = { alive: true };
+  add(ws: WebSocket, liveness: Liveness = { alive: true }): Liveness {
+    liveness.alive = true;
     if (this.intervalMs === 0) return liveness;
     this.alive.set(ws, liveness);
     ws.on('pong', () => {

@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import { describeError, type Logger } from '@portcullis/core';
 import { ConnectionProtocol, type Admitted, type AuthTicket, type HandshakeMode } from '@portcullis/core/transport';
 import { WebSocket, type RawData } from 'ws';
-import type { Heartbeat } from './heartbeat.js';
+import type { Heartbeat, Liveness } from './heartbeat.js';
 import { WS_ANSWERS } from './ws-answers.js';
 import type { ResolvedWebSocketOptions } from './ws-options.js';
 
@@ -31,8 +31,10 @@ export interface WebSocketPeer {
  * wss.handleUpgrade(req, socket, head, (ws) => new WebSocketConnection(ws, socket, peer, options, heartbeat, log));
  * ```
  */
-export class WebSocketConnection {
+export class WebSocketConnection implements Liveness {
   readonly protocol: ConnectionProtocol;
+  /** Set by every message and pong, cleared by the heartbeat's check (see {@link Heartbeat}). */
+  alive = true;
   private readonly pauseAbove: number;
   private readonly resumeBelow: number;
   private saturated = false;
@@ -73,9 +75,9 @@ export class WebSocketConnection {
       onRelieved: () => this.setSaturated(false),
     });
     batchRepliesPerRead(socket);
-    const liveness = heartbeat.add(ws);
+    heartbeat.add(ws, this);
     ws.on('message', (data: RawData, isBinary: boolean) => {
-      liveness.alive = true;
+      this.alive = true;
       this.protocol.receive(isBinary ? toBytes(data) : data.toString());
     });
     ws.on('error', (error) => {
