@@ -80,6 +80,32 @@ describe('ConnectionProtocol', () => {
     ]);
   });
 
+  it('keeps a reply answered at once behind one still being answered, and sends it as soon as that one is out', async () => {
+    let finishSlow: (() => void) | undefined;
+    const slowThenFast = {
+      ...fakeDispatcher(() => ({ ok: false, code: 'unauthorized', message: 'no' })),
+      // Gate `slow` answers when the test lets it; any other answers at once, as a near-cache hit does.
+      dispatch: (raw: unknown): GateReply | Promise<GateReply> => {
+        const { id, gate } = raw as { id: number; gate: string };
+        if (gate !== 'slow') return { id, ok: true, data: gate };
+        return new Promise((resolve) => (finishSlow = () => resolve({ id, ok: true, data: gate })));
+      },
+    };
+    const { protocol, sent } = harness({ handshake: 'optional', dispatcher: slowThenFast });
+    protocol.receive('{"id":1,"portal":"/p","gate":"slow"}');
+    protocol.receive('{"id":2,"portal":"/p","gate":"fast"}');
+    await tick();
+    expect(sent).toEqual([]);
+    finishSlow!();
+    await tick();
+    protocol.receive('{"id":3,"portal":"/p","gate":"fast"}');
+    expect(sent).toEqual([
+      { id: 1, ok: true, data: 'slow' },
+      { id: 2, ok: true, data: 'fast' },
+      { id: 3, ok: true, data: 'fast' },
+    ]);
+  });
+
   it('closes without a reply when a required auth frame is missing', () => {
     const { protocol, sent, closed } = harness();
     protocol.receive('{"id":1,"portal":"/p","gate":"a"}');
