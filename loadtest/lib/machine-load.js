@@ -16,10 +16,11 @@ function busyOf(line) {
   return { busy: user + nice + system + irq + softirq + steal, softirq: softirq + irq };
 }
 
-/** The machine's busy and interrupt ticks, and the busy ticks of each core. */
+/** The machine's busy and interrupt ticks, and the busy ticks of each core by its number (`cpuN`). */
 function cpuTicks() {
   const lines = readFileSync('/proc/stat', 'utf8').split('\n');
-  return { ...busyOf(lines[0]), cores: lines.filter((line) => /^cpu\d/.test(line)).map((line) => busyOf(line).busy) };
+  const cores = new Map(lines.filter((line) => /^cpu\d/.test(line)).map((line) => [Number(line.slice(3, line.indexOf(' '))), busyOf(line).busy]));
+  return { ...busyOf(lines[0]), cores };
 }
 
 /** User + system ticks of process `pid` (all its threads); 0 when it is gone. */
@@ -38,7 +39,7 @@ export function processTicks(pid) {
  * left out); `stop()` answers, in cores over the interval: `roles` (each process's
  * CPU, all its threads), `oursCores` (their sum), `interruptCores` (irq and softirq:
  * mostly loopback networking of this very test), `otherCores` (everything else: other
- * processes) and `coreBusy` (how busy each core was, whoever ran on it: a core near 1 had no
+ * processes) and `coreBusy` (core number → how busy it was, whoever ran on it: a core near 1 had no
  * time to spare, for the process pinned there or for the interrupts it handled), or undefined
  * off Linux.
  *
@@ -62,7 +63,7 @@ export function watchMachineLoad(roles) {
       const interrupts = (cpu.softirq - start.cpu.softirq) / perSecond;
       const perRole = Object.fromEntries(named.map(([role, pid], i) => [role, (processTicks(pid) - start.roles[i]) / perSecond]));
       const mine = Object.values(perRole).reduce((a, b) => a + b, 0);
-      const coreBusy = cpu.cores.map((ticks, core) => (ticks - (start.cpu.cores[core] ?? ticks)) / perSecond);
+      const coreBusy = Object.fromEntries([...cpu.cores].map(([core, ticks]) => [core, (ticks - (start.cpu.cores.get(core) ?? ticks)) / perSecond]));
       return { roles: perRole, oursCores: mine, interruptCores: interrupts, otherCores: Math.max(0, busy - mine - interrupts), coreBusy };
     },
   };
@@ -74,6 +75,6 @@ export function formatMachineLoad(load) {
   const roles = Object.entries(load.roles ?? {}).map(([role, cores], i) => `${role} ${cores.toFixed(2)}${i === 0 ? ' cores' : ''}`);
   const ours = roles.length > 0 ? roles.join(', ') : `this test ${load.oursCores.toFixed(2)} cores`;
   // Reports saved before the per-core figures have none.
-  const byCore = load.coreBusy ? `; busy by core: ${load.coreBusy.map((busy, core) => `${core} ${busy.toFixed(2)}`).join(', ')}` : '';
+  const byCore = load.coreBusy ? `; busy by core: ${Object.entries(load.coreBusy).map(([core, busy]) => `${core} ${busy.toFixed(2)}`).join(', ')}` : '';
   return `${ours}, irq/softirq ${load.interruptCores.toFixed(2)}, other processes ${load.otherCores.toFixed(2)} (of ${TOTAL_CORES})${byCore}`;
 }

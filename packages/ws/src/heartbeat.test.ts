@@ -61,6 +61,28 @@ describe('Heartbeat', () => {
     heartbeat.stop();
   });
 
+  it('watches the record the caller hands it: its own field keeps the socket, a pong sets it, silence ends it', () => {
+    vi.useFakeTimers();
+    const heartbeat = new Heartbeat(1000);
+    const socket = fakeSocket();
+    const connection = { alive: false, name: 'the connection itself' };
+    expect(heartbeat.add(asWs(socket), connection)).toBe(connection);
+    expect(connection.alive).toBe(true);
+    vi.advanceTimersByTime(1000);
+    expect(socket.ping).toHaveBeenCalledTimes(1);
+    expect(connection.alive).toBe(false);
+    connection.alive = true; // a message
+    vi.advanceTimersByTime(1000);
+    expect(socket.terminate).not.toHaveBeenCalled();
+    socket.pong();
+    expect(connection.alive).toBe(true);
+    vi.advanceTimersByTime(1000);
+    expect(socket.terminate).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1000); // a round with neither
+    expect(socket.terminate).toHaveBeenCalledTimes(1);
+    heartbeat.stop();
+  });
+
   it('watches nothing when the interval is 0', () => {
     vi.useFakeTimers();
     const heartbeat = new Heartbeat(0);

@@ -53,7 +53,10 @@ export interface RevocationBus {
  */
 export interface ScriptedBroadcast {
   readonly channel: string;
-  /** The text {@link RevocationBus.publish} would send for the event. */
+  /**
+   * The text {@link RevocationBus.publish} would send for the event. It must depend on the event
+   * alone: a caller may build the text of a kind of event once and fill in the keys itself.
+   */
   message(event: CredentialsRevoked): string;
   delivered(event: CredentialsRevoked): void;
 }
