@@ -16,7 +16,6 @@ const drivers: Array<[string, () => TransportDriver]> = [
   ['udp', udpDriver],
 ];
 
-
 describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDriver) => {
   let stack: TestStack;
   let driver: TransportDriver;

@@ -141,10 +141,7 @@ export class ConnectionProtocol {
     const auth = refresh === undefined ? readAuthFrame(raw) : undefined;
     if (refresh === undefined && auth === undefined) {
       const reply = this.dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection);
-      if (reply instanceof Promise) this.replies.push(reply.then(encodeReply));
-      // Answered at once with no reply before it still to come: it goes out now, as the sequencer would send it.
-      else if (this.replies.pending === 0) this.sendText(encodeReply(reply));
-      else this.replies.push(encodeReply(reply));
+      this.replies.push(reply instanceof Promise ? reply.then(encodeReply) : encodeReply(reply));
       return;
     }
     const { dispatcher } = this.options;
