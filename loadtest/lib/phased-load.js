@@ -2,7 +2,8 @@
  * An open-loop WebSocket `move` generator whose total rate changes by phase, for
  * the overload test: `phase(name, rate)` starts a phase at `rate` requests per
  * second over all sockets (round-robin, in 10 ms ticks, catching up on missed ticks
- * by at most one second of requests), and every request is counted in the phase it
+ * by at most 50 ms of requests per tick, so a generator that falls behind still
+ * reads its replies every few ticks), and every request is counted in the phase it
  * was sent in. Replies on one socket come in request order, so a FIFO of send times
  * per socket gives each reply's latency. A socket never has more than `maxInFlight`
  * requests outstanding; a request due on a full socket is not sent and is counted
@@ -10,9 +11,11 @@
  * load tests); the caller bounds the run by the phases' durations.
  */
 import { performance } from 'node:perf_hooks';
-import WebSocket from 'ws';
+import { WebSocket } from './ws-load.js';
 
 const TICK_MS = 10;
+/** The most one tick sends, in ms of the phase's rate: a catch-up of a whole second took the generator's loop a second and more, and every reply waiting meanwhile read as that much later. */
+const MAX_BURST_MS = 50;
 
 function newPhase(name, rate, startedAt) {
   return {
@@ -112,7 +115,7 @@ export function phasedDriver(sockets, { maxInFlight = 64, portal = '/game', gate
       const phase = current;
       ticker = setInterval(() => {
         const due = Math.floor(((performance.now() - phase.startedAt) * phase.rate) / 1000);
-        const count = Math.min(due - phase.attempted, Math.ceil(phase.rate));
+        const count = Math.min(due - phase.attempted, Math.ceil((phase.rate * MAX_BURST_MS) / 1000));
         for (let i = 0; i < count; i++) sendOne();
       }, TICK_MS);
     },

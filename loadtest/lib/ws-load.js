@@ -8,9 +8,17 @@
  * reply's latency.
  */
 import { performance } from 'node:perf_hooks';
-import WebSocket from 'ws';
+import WsWebSocket from 'ws';
+import { LeanWebSocket } from './lean-websocket.js';
 
-/** Opens one socket per token (Authorization: Bearer), `batch` handshakes at a time. */
+/**
+ * The generator's WebSocket client: lean-websocket.js, or the `ws` package with
+ * LOADTEST_WS_CLIENT=ws (about a third more of the generator's CPU per message,
+ * and event-loop stalls of 50–110 ms at 20,000 messages a second; see docs/performance.md).
+ */
+export const WebSocket = process.env.LOADTEST_WS_CLIENT === 'ws' ? WsWebSocket : LeanWebSocket;
+
+/** Opens one socket per token (Authorization: Bearer; none for a null token), `batch` handshakes at a time. */
 export async function openSockets(url, tokens, { batch = 250, onUnexpectedClose } = {}) {
   const sockets = [];
   for (let i = 0; i < tokens.length; i += batch) {

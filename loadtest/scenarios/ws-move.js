@@ -84,6 +84,7 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
       generatorCpuCores: generatorMicros / 1e6 / seconds,
       generatorEventLoopMaxDelayMs: generatorLoopDelay.maxMs,
       generatorEventLoopStalls: generatorLoopDelay.over50,
+      generatorEventLoopStallList: generatorLoopDelay.stalls,
       pinning,
       eventLoopMaxDelayMs: loop.maxMs,
       eventLoopStalls: loop.stalls,
@@ -99,6 +100,15 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
 }
 
 /** The printed report of one run. */
+/** The stalls of ≥ 50 ms, server then generator: when (s into the watch), how late, and how much CPU the process used meanwhile. */
+function stallLines(r) {
+  const list = (stalls) => stalls.map((s) => `${s.atS} s: ${s.ms} ms${s.cpuMs === undefined ? '' : ` (${s.cpuMs} ms CPU)`}`).join(', ');
+  return [
+    ...(r.eventLoopStalls?.length ? [`    server stalls   ${list(r.eventLoopStalls)}`] : []),
+    ...(r.generatorEventLoopStallList?.length ? [`    gen. stalls     ${list(r.generatorEventLoopStallList)}`] : []),
+  ];
+}
+
 export function formatWsMove(r) {
   const offered = r.ratePerClient === 0 ? 'closed loop (one request in flight per client)' : `${r.ratePerClient} msg/s per client (${int(r.clients * r.ratePerClient)} msg/s offered)`;
   const d = r.errorDetail;
@@ -114,6 +124,7 @@ export function formatWsMove(r) {
     `    server CPU      ${r.serverCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.serverCpuCores.toFixed(2)} cores · event-loop max delay ${ms(r.eventLoopMaxDelayMs)} (${r.eventLoopStallCount ?? r.eventLoopStalls.length} stalls ≥ 50 ms)`,
     `    generator CPU   ${r.generatorCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.generatorCpuCores.toFixed(2)} cores (the load generator's own process.cpuUsage(); near 1 core it, not the server, sets the pace)`,
     // Reports saved before the generator's loop was measured have no such line.
+    ...stallLines(r),
     ...(r.generatorEventLoopMaxDelayMs === undefined ? [] : [`    generator loop  event-loop max delay ${ms(r.generatorEventLoopMaxDelayMs)} (${r.generatorEventLoopStalls} stalls ≥ 50 ms): latency is read in the generator, so a stall of it adds to the latency of every reply it leaves unread`]),
     `    pinning         ${r.pinning ?? 'not recorded'}`,
     `    setup           ${r.provider === 'control' ? '' : `${int(r.clients)} upgrades over HTTP in ${r.setup.upgradeSeconds.toFixed(1)} s, `}${int(r.clients)} sockets opened in ${r.setup.openSeconds.toFixed(1)} s`,
