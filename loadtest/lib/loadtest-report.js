@@ -8,11 +8,11 @@ import { machineLine } from '../../bench/lib/bench-report.js';
 
 export const BEGIN = '<!-- loadtest:begin -->';
 export const END = '<!-- loadtest:end -->';
-const ORDER = ['ws-control', 'ws-inmemory', 'ws-redis', 'ws-redis-fleet', 'storm', 'soak', 'overload'];
+const ORDER = ['ws-control', 'ws-inmemory', 'ws-redis', 'ws-redis-fleet', 'storm', 'soak', 'overload', 'overload-redis'];
 
 function durations(key, result) {
   if (key.startsWith('ws-')) return `${result.durationS} s measured per store, ${result.clients} clients at ${result.ratePerClient} msg/s each`;
-  if (key === 'overload') return `${result.clients} clients, ${result.phases.map((p) => `${p.name} ${p.seconds.toFixed(0)} s`).join(', ')}`;
+  if (key.startsWith('overload')) return `${result.clients} clients, ${result.phases.map((p) => `${p.name} ${p.seconds.toFixed(0)} s`).join(', ')}`;
   if (key === 'storm') return `${result.logins} concurrent logins × ${result.rounds} round(s) at cost ${result.workFactor}`;
   const snapshots = result.retained ? `, then ${result.retained.minutes.toFixed(1)} min between heap snapshots` : '';
   return `${result.minutes} min sampled every ${result.sampleS} s${snapshots}`;

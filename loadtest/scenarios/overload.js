@@ -128,12 +128,13 @@ function summarizePhase(phase, cpu) {
 }
 
 /**
- * @param {{ clients: number, revoked?: number, capacity?: number, probeS?: number, steadyS?: number, overloadS?: number, recoveryS?: number, pinning?: string }} options
+ * @param {{ provider?: 'inmemory'|'redis', redisUrl?: string, redisPid?: number, clients: number, revoked?: number, capacity?: number, probeS?: number, steadyS?: number, overloadS?: number, recoveryS?: number, pinning?: string }} options
+ *   `provider`: the session store (default in-memory; `redisUrl` for Redis);
  *   `revoked`: players logged out during the overload and the recovery (besides `clients`);
  *   `capacity`: msg/s to take as the server's capacity (0 or undefined: measure it); `pinning`: for the report.
  */
-export async function runOverload({ clients, revoked = 100, capacity, probeS = 5, steadyS = 5, overloadS = 10, recoveryS = 20, pinning }) {
-  const server = await startGameServer({ provider: 'inmemory' });
+export async function runOverload({ provider = 'inmemory', redisUrl, redisPid, clients, revoked = 100, capacity, probeS = 5, steadyS = 5, overloadS = 10, recoveryS = 20, pinning }) {
+  const server = await startGameServer({ provider, redisUrl });
   try {
     const sessions = await upgradeAll(server.http, await server.call('jwts', { prefix: 'overload-', count: clients }));
     const sockets = await openSockets(server.wsUrl, sessions.map((s) => s.accessToken));
@@ -145,7 +146,7 @@ export async function runOverload({ clients, revoked = 100, capacity, probeS = 5
     await sleep(1000);
 
     const driver = phasedDriver(sockets);
-    const machine = watchMachineLoad({ server: server.pid, generator: process.pid });
+    const machine = watchMachineLoad({ server: server.pid, generator: process.pid, redis: redisPid });
     await server.call('loop-reset');
     const plan = [['steady, 0.5× capacity', base / 2, steadyS], ['overload, 2× capacity', base * 2, overloadS], ['recovery, 0.5× capacity', base / 2, recoveryS]];
     const cpuByPhase = [];
@@ -176,6 +177,7 @@ export async function runOverload({ clients, revoked = 100, capacity, probeS = 5
     const recovery = recoveryAfterDrop(phases[2]);
     return {
       name: 'overload',
+      provider,
       clients,
       capacity: { perSecond: base, measured: probe !== undefined, probeS, probeRate: probe?.rate, probeServerCores: probe?.serverCores, probeGeneratorCores: probe?.generatorCores, probeErrors: probe?.errors },
       phases: phases.map((phase, i) => summarizePhase(phase, cpuByPhase[i])),
@@ -227,7 +229,7 @@ export function formatOverload(r) {
     ? `${int(c.perSecond)} msg/s${scaled}, measured: closed loop for ${c.probeS} s, every player one request in flight; server ${c.probeServerCores.toFixed(2)} cores, generator ${c.probeGeneratorCores.toFixed(2)} cores${c.probeGeneratorCores > 0.9 ? ' — the generator near a full core may have set this pace' : ''}`
     : `${int(c.perSecond)} msg/s, given with --capacity`;
   const lines = [
-    `(d) overload: ${int(r.clients)} authenticated WebSocket clients sending move, in-memory store — offered load in phases, open loop`,
+    `(d) overload: ${int(r.clients)} authenticated WebSocket clients sending move, ${r.provider === 'redis' ? 'Redis store' : 'in-memory store'} — offered load in phases, open loop`,
     `    capacity        ${capacityLine}`,
   ];
   for (const p of r.phases) {
