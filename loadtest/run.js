@@ -143,6 +143,9 @@ async function main() {
     console.log(`rewrote the load-test block of ${docFile} from ${resultsFile}`);
     return;
   }
+  const overloadStores = options['overload-stores'].split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = overloadStores.filter((store) => store !== 'inmemory' && store !== 'redis');
+  if (unknown.length > 0) throw new Error(`--overload-stores takes inmemory and redis, not ${unknown.join(', ')}`);
   const machine = describeMachine();
   console.log(`portcullis load tests · ${machineLine(machine)}`);
   console.log(`running: ${topics.join(', ')}${quick ? ' (quick)' : ''} · ${JSON.stringify(options)}`);
@@ -205,7 +208,7 @@ async function main() {
   }
 
   if (topics.includes('overload')) {
-    for (const provider of options['overload-stores'].split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const provider of overloadStores) {
       const redis = provider === 'redis' ? await startRedisOrSkip() : undefined;
       if (provider === 'redis' && !redis) continue;
       try {

@@ -11,19 +11,23 @@ export function startLoopMonitor() {
   const loop = { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] };
   const started = performance.now();
   let expected = performance.now() + 10;
+  // The process's CPU (all its threads) since the previous firing, to tell a busy stall from a descheduled one.
   let cpuBefore = process.cpuUsage();
+  let lastFired = performance.now();
   let timer;
   const tick = () => {
     const now = performance.now();
     const late = Math.max(0, now - expected);
     const cpu = process.cpuUsage(cpuBefore);
     cpuBefore = process.cpuUsage();
+    const sinceMs = now - lastFired;
+    lastFired = now;
     loop.max = Math.max(loop.max, late);
     loop.sum += late;
     loop.samples++;
     if (late >= 50) {
       loop.over50++;
-      if (loop.stalls.length < 20) loop.stalls.push({ atS: Number(((now - started) / 1000).toFixed(2)), ms: Math.round(late), cpuMs: Math.round((cpu.user + cpu.system) / 1000) });
+      if (loop.stalls.length < 20) loop.stalls.push({ atS: Number(((now - started) / 1000).toFixed(2)), ms: Math.round(late), cpuMs: Math.round((cpu.user + cpu.system) / 1000), sinceMs: Math.round(sinceMs) });
     }
     expected = now + 10;
     timer = setTimeout(tick, 10).unref();

@@ -99,16 +99,20 @@ export async function runWsMove({ provider, redisUrl, redisPid, clients, duratio
   }
 }
 
-/** The printed report of one run. */
-/** The stalls of ≥ 50 ms, server then generator: when (s into the watch), how late, and how much CPU the process used meanwhile. */
+/**
+ * The stalls of ≥ 50 ms, server then generator: when (s into the watch), how late, and the
+ * process's CPU over the interval since the timer's previous firing (10 ms plus the delay).
+ */
 function stallLines(r) {
-  const list = (stalls) => stalls.map((s) => `${s.atS} s: ${s.ms} ms${s.cpuMs === undefined ? '' : ` (${s.cpuMs} ms CPU)`}`).join(', ');
+  const cpu = (s) => (s.cpuMs === undefined ? '' : ` (CPU ${s.cpuMs} of ${s.sinceMs} ms)`);
+  const list = (stalls) => stalls.map((s) => `${s.atS} s: ${s.ms} ms${cpu(s)}`).join(', ');
   return [
     ...(r.eventLoopStalls?.length ? [`    server stalls   ${list(r.eventLoopStalls)}`] : []),
     ...(r.generatorEventLoopStallList?.length ? [`    gen. stalls     ${list(r.generatorEventLoopStallList)}`] : []),
   ];
 }
 
+/** The printed report of one run. */
 export function formatWsMove(r) {
   const offered = r.ratePerClient === 0 ? 'closed loop (one request in flight per client)' : `${r.ratePerClient} msg/s per client (${int(r.clients * r.ratePerClient)} msg/s offered)`;
   const d = r.errorDetail;
@@ -123,8 +127,8 @@ export function formatWsMove(r) {
     `    server heap     after GC: idle ${mb(r.heapAfterGc.idle)} → start ${mb(r.heapAfterGc.start)} → end ${mb(r.heapAfterGc.end)} → after disconnect ${mb(r.heapAfterGc.afterDisconnect)}`,
     `    server CPU      ${r.serverCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.serverCpuCores.toFixed(2)} cores · event-loop max delay ${ms(r.eventLoopMaxDelayMs)} (${r.eventLoopStallCount ?? r.eventLoopStalls.length} stalls ≥ 50 ms)`,
     `    generator CPU   ${r.generatorCpuMicrosPerMessage.toFixed(1)} µs/msg · ${r.generatorCpuCores.toFixed(2)} cores (the load generator's own process.cpuUsage(); near 1 core it, not the server, sets the pace)`,
-    // Reports saved before the generator's loop was measured have no such line.
     ...stallLines(r),
+    // Reports saved before the generator's loop was measured have no such line.
     ...(r.generatorEventLoopMaxDelayMs === undefined ? [] : [`    generator loop  event-loop max delay ${ms(r.generatorEventLoopMaxDelayMs)} (${r.generatorEventLoopStalls} stalls ≥ 50 ms): latency is read in the generator, so a stall of it adds to the latency of every reply it leaves unread`]),
     `    pinning         ${r.pinning ?? 'not recorded'}`,
     `    setup           ${r.provider === 'control' ? '' : `${int(r.clients)} upgrades over HTTP in ${r.setup.upgradeSeconds.toFixed(1)} s, `}${int(r.clients)} sockets opened in ${r.setup.openSeconds.toFixed(1)} s`,

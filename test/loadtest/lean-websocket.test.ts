@@ -24,27 +24,37 @@ async function wsServer(options: ConstructorParameters<typeof WebSocketServer>[0
   return { wss, url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws` };
 }
 
-/** A server that answers the handshake itself and then writes `frames` raw, in the pieces given. */
-async function rawServer(pieces: Buffer[]): Promise<{ url: string; received: Promise<Buffer> }> {
+/**
+ * A server that answers the handshake itself (with `accept`, default the right one) and
+ * then writes `pieces` raw, 15 ms apart; `onData` sees what the client sends after the
+ * handshake; `received` is all of it once the connection closed.
+ */
+async function rawServer(
+  pieces: Buffer[],
+  { onData, accept }: { onData?: (chunk: Buffer, socket: Socket) => void; accept?: string } = {},
+): Promise<{ url: string; received: Promise<Buffer> }> {
   let resolveReceived!: (bytes: Buffer) => void;
   const received = new Promise<Buffer>((resolve) => (resolveReceived = resolve));
   const server: Server = createServer((socket: Socket) => {
     let head = '';
     const chunks: Buffer[] = [];
+    socket.on('error', () => {});
     socket.on('data', async (chunk) => {
       if (!head.includes('\r\n\r\n')) {
         head += chunk.toString('latin1');
         if (!head.includes('\r\n\r\n')) return;
         const key = /sec-websocket-key: (.+)\r\n/i.exec(head)![1];
-        const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-        socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+        const right = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+        socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept ?? right}\r\n\r\n`);
         for (const piece of pieces) {
-          socket.write(piece);
           await new Promise((resolve) => setTimeout(resolve, 15));
+          if (piece.length === 0) socket.end();
+          else socket.write(piece);
         }
         return;
       }
       chunks.push(chunk);
+      onData?.(chunk, socket);
     });
     socket.on('close', () => resolveReceived(Buffer.concat(chunks)));
   });
@@ -55,8 +65,18 @@ async function rawServer(pieces: Buffer[]): Promise<{ url: string; received: Pro
 }
 
 function serverFrame(opcode: number, payload: Buffer, { fin = true } = {}): Buffer {
-  const head = payload.length < 126 ? Buffer.from([(fin ? 0x80 : 0) | opcode, payload.length]) : Buffer.from([(fin ? 0x80 : 0) | opcode, 126, payload.length >> 8, payload.length & 0xff]);
+  const first = (fin ? 0x80 : 0) | opcode;
+  let head: Buffer;
+  if (payload.length < 126) head = Buffer.from([first, payload.length]);
+  else if (payload.length < 65536) head = Buffer.from([first, 126, payload.length >> 8, payload.length & 0xff]);
+  else (head = Buffer.alloc(10)), (head[0] = first), (head[1] = 127), head.writeBigUInt64BE(BigInt(payload.length), 2);
   return Buffer.concat([head, payload]);
+}
+
+function closeFrame(code: number): Buffer {
+  const payload = Buffer.alloc(2);
+  payload.writeUInt16BE(code);
+  return serverFrame(0x8, payload);
 }
 
 async function opened(url: string, headers: Record<string, string> = {}): Promise<LeanWebSocket> {
@@ -122,11 +142,28 @@ describe('LeanWebSocket against a ws server', () => {
     expect((await clientClosed)[0]).toBe(1000);
   });
 
-  it('emits unexpected-response when the upgrade is refused', async () => {
+  it('emits unexpected-response when the upgrade is refused, then close', async () => {
     const { url } = await wsServer({ verifyClient: (_info, done) => done(false, 401, 'Unauthorized') });
     const ws = new LeanWebSocket(url);
+    const closed = once(ws, 'close');
     const [, res] = await once(ws, 'unexpected-response');
     expect(res.statusCode).toBe(401);
+    expect(ws.readyState).toBe(LeanWebSocket.CLOSED);
+    expect((await closed)[0]).toBe(1006);
+  });
+
+  it('terminated before it opened: error and close 1006, never open', async () => {
+    const { url } = await wsServer();
+    const ws = new LeanWebSocket(url);
+    const events: string[] = [];
+    ws.on('open', () => events.push('open'));
+    ws.on('error', () => events.push('error'));
+    ws.on('close', (code) => events.push(`close ${code}`));
+    ws.terminate();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(events).toEqual(['error', 'close 1006']);
+    expect(ws.readyState).toBe(LeanWebSocket.CLOSED);
+    ws.terminate();
     expect(ws.readyState).toBe(LeanWebSocket.CLOSED);
   });
 });
@@ -139,8 +176,8 @@ describe('LeanWebSocket reading raw frames', () => {
       serverFrame(0x1, Buffer.from('frag-'), { fin: false }),
       serverFrame(0x0, Buffer.from('ment')),
     ]);
-    // Cut inside the first header, inside the 16-bit length, and inside a payload.
-    const { url } = await rawServer([frames.subarray(0, 1), frames.subarray(1, 9), frames.subarray(9, 11), frames.subarray(11, 200), frames.subarray(200)]);
+    // Cut inside the first header, inside the second's 16-bit length (bytes 9 and 10), and inside its payload.
+    const { url } = await rawServer([frames.subarray(0, 1), frames.subarray(1, 10), frames.subarray(10, 200), frames.subarray(200)]);
     const ws = new LeanWebSocket(url);
     const messages: string[] = [];
     ws.on('message', (data: Buffer) => messages.push(data.toString()));
@@ -148,6 +185,54 @@ describe('LeanWebSocket reading raw frames', () => {
     await expect.poll(() => messages.length).toBe(3);
     expect(messages).toEqual(['first', 'y'.repeat(300), 'frag-ment']);
     ws.terminate();
+  });
+
+  it('reads a frame whose 64-bit length is cut across reads', async () => {
+    const big = serverFrame(0x1, Buffer.alloc(70_000, 'z'));
+    const { url } = await rawServer([big.subarray(0, 5), big.subarray(5, 12), big.subarray(12)]);
+    const ws = await opened(url);
+    expect(await nextMessage(ws)).toBe('z'.repeat(70_000));
+    ws.terminate();
+  });
+
+  it('reports 1006 when the server drops the connection without a close frame', async () => {
+    const { url } = await rawServer([serverFrame(0x1, Buffer.from('bye')), Buffer.alloc(0)]);
+    const ws = await opened(url);
+    const [code] = await once(ws, 'close');
+    expect(code).toBe(1006);
+  });
+
+  it('refuses a handshake answer with the wrong Sec-WebSocket-Accept: error, then close 1006', async () => {
+    const { url } = await rawServer([], { accept: 'd3Jvbmcgd3Jvbmcgd3Jvbmc=' });
+    const ws = new LeanWebSocket(url);
+    const events: string[] = [];
+    ws.on('open', () => events.push('open'));
+    ws.on('error', (error: Error) => events.push(`error ${error.message}`));
+    // Not events.once: it rejects on the error event that comes first.
+    const code = await new Promise((resolve) => ws.on('close', resolve));
+    expect(code).toBe(1006);
+    expect(events).toEqual(['error invalid WebSocket handshake answer']);
+  });
+
+  it('ends the connection with 1002 on a close code that never goes on the wire', async () => {
+    const { url } = await rawServer([closeFrame(1005)]);
+    const ws = await opened(url);
+    const [code] = await once(ws, 'close');
+    expect(code).toBe(1002);
+  });
+
+  it('takes a ping that crosses its own close frame without answering it, and closes cleanly', async () => {
+    const { url, received } = await rawServer([], {
+      // The client's close arrives; the server's heartbeat pings once more, then answers the close.
+      onData: (_chunk, socket) => socket.write(Buffer.concat([serverFrame(0x9, Buffer.from('late')), closeFrame(1000)])),
+    });
+    const ws = await opened(url);
+    const closed = once(ws, 'close');
+    ws.close();
+    expect((await closed)[0]).toBe(1000);
+    const bytes = await received;
+    expect(bytes.length).toBe(2 + 4 + 2); // its close frame, and no pong after it
+    expect(bytes[0]).toBe(0x88);
   });
 
   it('ends the connection with 1002 on a masked frame from the server, delivering nothing', async () => {
