@@ -4,11 +4,14 @@
  * handler not run; as soon as the loop catches up, requests are served again.
  */
 import { ShieldEnforcer } from '@portcullis/core';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
+import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 import { stall } from '../support/event-loop.js';
 import { TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, udpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
+
+const redisUrl = inject('redisUrl');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const drivers: Array<[string, () => TransportDriver]> = [
   ['ws', wsDriver],
@@ -62,5 +65,39 @@ describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDr
     const late = client.request('/game', 'move', { x: 2, y: 2 });
     stall(700);
     expect(await late).toMatchObject({ ok: true, data: { x: 2, y: 2, by: 'pavel' } });
+  });
+});
+
+describe.skipIf(!redisUrl)('an overload longer than the near cache lasts, on Redis', () => {
+  let stack: TestStack | undefined;
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('leaves the shed players in the near cache: the first request after it is answered at once, with no store read', async () => {
+    // Entries live 0.8–1 s; the overload lasts 2.5 s.
+    stack = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], security: { session: { 'near-cache-seconds': 1 } } });
+    stack.dispatcher.shedWhenBehind(20);
+    const conn = { clientId: 'c1', transport: 'ws', remoteAddress: undefined, credential: await stack.session('quinn') } as const;
+    const move = (id: number) => stack!.dispatcher.dispatch({ id, portal: '/game', gate: 'move', data: { x: id, y: 0 } }, conn);
+    expect(await move(1)).toMatchObject({ ok: true });
+
+    const shieldChecks = vi.spyOn(ShieldEnforcer.prototype, 'decide');
+    const until = performance.now() + 2500;
+    let id = 2;
+    while (performance.now() < until) {
+      stall(60); // this request was read 60 ms late
+      expect(move(id++)).toMatchObject({ ok: false, error: { code: 'overloaded' } });
+      await sleep(30); // loop turns between, for timers and store replies
+    }
+    expect(shieldChecks).not.toHaveBeenCalled();
+    await sleep(100); // the loop catches up
+
+    const reads = vi.spyOn(stack.stores.cache, 'getMany');
+    const reply = move(id);
+    expect(reply).not.toBeInstanceOf(Promise); // the near cache answered
+    expect(reply).toMatchObject({ ok: true, data: { by: 'quinn' } });
+    expect(reads).not.toHaveBeenCalled();
   });
 });

@@ -24,6 +24,21 @@ import type { AuthContext, ShieldResult } from './auth-context.js';
  */
 export interface ShieldAuth {
   authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult>;
+  /**
+   * Optional. Called instead of `authenticate` for a request the server answers
+   * `overloaded` without deciding it (its event loop is far behind): refresh what the
+   * shield caches for `ctx`'s credential as a decision would, so that a long overload
+   * does not leave every credential to be looked up again when it ends. Decide nothing,
+   * count nothing, start no work that is not already cheap; never throw.
+   *
+   * @example
+   * ```ts
+   * keepWarm(ctx: AuthContext): void {
+   *   if (ctx.credential) this.keys.touch(ctx.credential); // renews the cache entry if it is about to end
+   * }
+   * ```
+   */
+  keepWarm?(ctx: AuthContext): void;
 }
 
 /**

@@ -109,9 +109,10 @@ export class GateDispatcher {
   /**
    * Sets when gate calls are shed: a request read while the event loop is more than
    * `lagMs` behind is answered `overloaded` (with `retryAfterMs`) at once, its shield
-   * and handler not run, so a saturated server spends its time catching up instead of
-   * on work whose caller has waited too long already, and no request joins a store queue
-   * it would only time out in. `false` never sheds. Default {@link DEFAULT_SHED_LAG_MS}.
+   * not decided and its handler not run, so a saturated server spends its time catching
+   * up instead of on work whose caller has waited too long already, and no request joins
+   * a store queue it would only time out in. The shield only keeps its cache of the
+   * credential warm (`ShieldAuth.keepWarm`). `false` never sheds. Default {@link DEFAULT_SHED_LAG_MS}.
    *
    * @example
    * ```ts
@@ -144,7 +145,6 @@ export class GateDispatcher {
     if (typeof portal !== 'string' || typeof gate !== 'string') return errorReply(id, 'bad_request');
     const route = this.portals.get(portal)?.get(gate);
     if (route === undefined) return errorReply(id, 'not_found');
-    if (this.lag.behindMs() > this.shedLagMs) return this.shed(id);
     const ctx: MutableGateContext = {
       transport: conn.transport,
       credential: conn.tokenInFrame ? (typeof frame.token === 'string' ? frame.token : undefined) : conn.credential,
@@ -156,6 +156,7 @@ export class GateDispatcher {
       memo: conn.memo,
       principal: undefined,
     };
+    if (this.lag.behindMs() > this.shedLagMs) return this.shed(id, route, ctx);
     let decided: EnforceResult | Promise<EnforceResult>;
     try {
       decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
@@ -197,7 +198,9 @@ export class GateDispatcher {
     return errorReply(id, code);
   }
 
-  private shed(id: number): GateReply {
+  /** Answers `overloaded` unrun; the shield only keeps its cache of the credential warm, so the end of an overload is no wave of store reads. */
+  private shed(id: number, route: CompiledGate, ctx: GateContext): GateReply {
+    if (!route.open) this.enforcer.keepWarm(route.plan, ctx);
     this.shedLine.note(() => ({ behindMs: Math.round(this.lag.behindMs()) }));
     return errorReply(id, 'overloaded', undefined, this.lag.retryAfterMs());
   }

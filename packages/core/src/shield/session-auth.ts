@@ -62,6 +62,15 @@ export class SessionAuth implements ShieldAuth {
     );
   }
 
+  /**
+   * For a shed request: reads the session's near-cache entry, which queues its renewal
+   * when it is near its end, exactly as a decision's read does; decides nothing.
+   */
+  keepWarm(ctx: AuthContext): void {
+    if (ctx.sessionId !== undefined) this.sessions.peekSid(ctx.sessionId);
+    else if (ctx.credential !== undefined) this.sessions.peek(ctx.credential);
+  }
+
   /** A session named by an authenticated datagram's sid: the same near cache and store record as its token. */
   private authenticateSid(sidHex: string): ShieldResult | Promise<ShieldResult> {
     const principal = this.sessions.peekSid(sidHex);

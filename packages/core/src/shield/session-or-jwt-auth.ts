@@ -26,6 +26,15 @@ export class SessionOrJwtAuth implements ShieldAuth {
   ) {}
 
   authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult> {
-    return ctx.sessionId !== undefined || credentialKind(ctx.credential) === 'session' ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
+    return isSession(ctx) ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
   }
+
+  /** A session's near-cache entry is kept as `SessionAuth` keeps it; a JWT's check keeps nothing to renew. */
+  keepWarm(ctx: AuthContext): void {
+    if (isSession(ctx)) this.sessionAuth.keepWarm(ctx);
+  }
+}
+
+function isSession(ctx: AuthContext): boolean {
+  return ctx.sessionId !== undefined || credentialKind(ctx.credential) === 'session';
 }

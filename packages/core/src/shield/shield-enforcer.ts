@@ -149,6 +149,26 @@ export class ShieldEnforcer {
     }
   }
 
+  /**
+   * For a request answered `overloaded` without a decision: lets the plan's shield
+   * refresh what it caches for the credential ({@link ShieldAuth.keepWarm}), nothing
+   * more: no verdict, no role check, no rate-limit count. Never throws.
+   *
+   * @example
+   * ```ts
+   * if (lag.behindMs() > 500) { enforcer.keepWarm(plan, ctx); return overloaded(id); }
+   * ```
+   */
+  keepWarm(plan: ShieldPlan, ctx: AuthContext): void {
+    const shieldClass = this.shieldOf(plan);
+    if (shieldClass === undefined) return;
+    try {
+      this.shieldFor(shieldClass).keepWarm?.(ctx);
+    } catch (error) {
+      this.log.debug('shield keepWarm threw; ignored', { shield: shieldClass.name, ...describeError(error) });
+    }
+  }
+
   /** The shield that guards `plan`: its own, else the fallback unless it is `@AllowAnonymous`. */
   private shieldOf(plan: ShieldPlan): ShieldClass | undefined {
     return plan.shield ?? (plan.anonymous ? undefined : this.fallback);
