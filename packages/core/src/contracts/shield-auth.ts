@@ -28,8 +28,10 @@ export interface ShieldAuth {
    * Optional. Called instead of `authenticate` for a request the server answers
    * `overloaded` without deciding it (its event loop is far behind): refresh what the
    * shield caches for `ctx`'s credential as a decision would, so that a long overload
-   * does not leave every credential to be looked up again when it ends. Decide nothing,
-   * count nothing, start no work that is not already cheap; never throw.
+   * does not leave every credential to be looked up again when it ends. Synchronous and
+   * cheap: decide nothing, count nothing, never throw. `ctx.credential` is unverified
+   * (anyone can send any string): touch only entries a verified credential put in your
+   * cache, and never add one or read a store for one.
    *
    * @example
    * ```ts

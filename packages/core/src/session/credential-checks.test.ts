@@ -91,6 +91,22 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     expect(reads.started).toBeLessThan(reads.sessions / 8);
   });
 
+  it('sends every waiting renewal when its timer fires, not one read per firing', async () => {
+    // A server far behind fires a timer once per long loop turn: one read of 64 sessions per
+    // firing could not renew 1,000 sessions before their entries end.
+    for (let i = SESSIONS; i < 1000; i++) tokens.push((await pairs.create(principal(`p${i}`), undefined)).accessToken);
+    const warm = messageRound();
+    await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);
+    expect(await warm.refused).toBe(0);
+    // Entries live 80–100 % of the TTL and are renewed in its last 30 %: at 75 % every one is due.
+    vi.setSystemTime(Date.now() + NEAR_CACHE_MS * 0.75 - STORE_LATENCY_MS * 2);
+    Object.assign(reads, { started: 0, sessions: 0, maxInFlight: 0 });
+    expect(messageRound().synchronous).toBe(1000);
+    await vi.advanceTimersByTimeAsync(20); // the renewal timer fires once
+    expect(reads.started).toBe(16); // 1,000 sessions, 64 to a read
+    expect(reads.sessions).toBe(1000);
+  });
+
   it('still drops a session the store no longer has, at its renewal, without a revocation event', async () => {
     const warm = messageRound();
     await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);

@@ -16,8 +16,12 @@ const RENEWAL_GATHER_MS = 20;
 const RENEWAL_BATCH = 64;
 /** Sessions missing the near cache in one event-loop turn that share one store read, at most. */
 const MISS_BATCH = 64;
-/** Renewal reads in flight at once, at most. */
-const MAX_RENEWAL_READS = 4;
+/**
+ * Renewal reads in flight at once, at most: 1,024 sessions. A server far behind fires its
+ * timers once per long loop turn and reads each answer a turn later, so this is how many
+ * sessions it can renew per two turns.
+ */
+const MAX_RENEWAL_READS = 16;
 /** Entries waiting for a renewal, at most; past that a later read asks again. */
 const MAX_QUEUED_RENEWALS = 4096;
 
@@ -89,10 +93,11 @@ export class CredentialChecks {
     const cached = this.near.get(sessionToken);
     if (cached !== undefined) return cached;
     const generation = this.generation;
+    const readAt = Date.now();
     const record = await this.lookups.run(sessionToken, generation, () => this.findAccess(sessionToken));
     if (record === undefined) return undefined;
     if (generation === this.generation) {
-      if (this.live()) this.near.put(sessionToken, record.principal, record.accessExpires);
+      if (this.live()) this.near.put(sessionToken, record.principal, record.accessExpires, readAt);
       return record.principal;
     }
     // A revocation arrived during the read, which may predate it: a connection admitted on that
@@ -111,10 +116,11 @@ export class CredentialChecks {
     if (cached !== undefined) return cached;
     const generation = this.generation;
     const lookupKey = `sid:${sidHex}`;
+    const readAt = Date.now();
     const record = await this.lookups.run(lookupKey, generation, () => this.pairs.findAccessBySid(sidHex));
     if (record === undefined) return undefined;
     if (generation === this.generation) {
-      if (this.live()) this.nearBySid.put(sidHex, record.principal, record.accessExpires);
+      if (this.live()) this.nearBySid.put(sidHex, record.principal, record.accessExpires, readAt);
       return record.principal;
     }
     return (await this.lookups.run(lookupKey, this.generation, () => this.pairs.findAccessBySid(sidHex)))?.principal;
@@ -201,9 +207,14 @@ export class CredentialChecks {
     if (this.renewalTimer !== undefined || this.renewalReads >= MAX_RENEWAL_READS || this.queuedRenewals.size === 0) return;
     this.renewalTimer = setTimeout(() => {
       this.renewalTimer = undefined;
-      this.renewBatch();
+      this.renewQueued();
     }, RENEWAL_GATHER_MS);
     this.renewalTimer.unref();
+  }
+
+  /** Sends every queued renewal, a read per {@link RENEWAL_BATCH} sessions, as many reads as may be in flight. */
+  private renewQueued(): void {
+    while (this.renewalReads < MAX_RENEWAL_READS && this.queuedRenewals.size > 0) this.renewBatch();
   }
 
   private renewBatch(): void {
@@ -216,6 +227,7 @@ export class CredentialChecks {
     if (tokens.length === 0) return;
     this.renewalReads++;
     const generation = this.generation;
+    const readAt = Date.now();
     this.pairs
       .findAccessMany(tokens)
       .then(
@@ -225,7 +237,7 @@ export class CredentialChecks {
           for (let i = 0; i < tokens.length; i++) {
             const record = records[i];
             if (record === undefined) this.near.drop(tokens[i]!);
-            else this.near.put(tokens[i]!, record.principal, record.accessExpires);
+            else this.near.put(tokens[i]!, record.principal, record.accessExpires, readAt);
           }
         },
         // The entries end on their own; the first read after that asks the store and fails closed.
@@ -235,6 +247,5 @@ export class CredentialChecks {
         this.renewalReads--;
         this.scheduleRenewals();
       });
-    this.scheduleRenewals();
   }
 }

@@ -94,14 +94,18 @@ export class NearCache<V> {
     return entry.value;
   }
 
-  /** Keeps `value` for at most the TTL and never past `expiresAtMs`; nothing when the TTL is 0. */
-  put(key: string, value: V, expiresAtMs: number): void {
+  /**
+   * Keeps `value` for at most the TTL from `readAt` (when the store was asked for it:
+   * a slow read does not make what is served older than the TTL) and never past
+   * `expiresAtMs`; nothing when the TTL is 0.
+   */
+  put(key: string, value: V, expiresAtMs: number, readAt: number = Date.now()): void {
     if (this.ttlMs <= 0) return;
     const now = Date.now();
     if (now >= this.nextSweep || this.entries.size >= this.maxEntries) this.sweep(now);
     // Lifetimes are spread over the last fifth of the TTL so entries made together (a
     // reconnect wave) do not all expire, and go back to the store, in the same instant.
-    const lifetime = now + this.ttlMs * (1 - JITTER * Math.random());
+    const lifetime = Math.min(now, readAt) + this.ttlMs * (1 - JITTER * Math.random());
     const until = Math.min(lifetime, expiresAtMs);
     if (until <= now) return;
     this.delete(key);

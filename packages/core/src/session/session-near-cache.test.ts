@@ -22,6 +22,19 @@ describe('SessionNearCache', () => {
     expect(near.get('a')).toBeUndefined();
   });
 
+  it("counts an entry's TTL from when its store read was asked for, so a slow read serves nothing older than the TTL", () => {
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), toFake: ['Date'] });
+    const near = new SessionNearCache(5000);
+    const readAt = Date.now();
+    vi.setSystemTime(readAt + 4500); // the read took 4.5 s (a server far behind)
+    near.put('slow', principal('s'), FAR, readAt);
+    expect(near.get('slow')?.id).toBe('s');
+    vi.setSystemTime(readAt + 5000);
+    expect(near.get('slow')).toBeUndefined();
+    near.put('too-slow', principal('t'), FAR, readAt); // answered after a whole TTL: not kept at all
+    expect(near.get('too-slow')).toBeUndefined();
+  });
+
   it('sweeps entries nobody reads again once they expire, instead of holding them until the cap', () => {
     vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), toFake: ['Date'] });
     const near = new SessionNearCache(1000);

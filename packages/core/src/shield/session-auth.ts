@@ -63,12 +63,12 @@ export class SessionAuth implements ShieldAuth {
   }
 
   /**
-   * For a shed request: reads the session's near-cache entry, which queues its renewal
-   * when it is near its end, exactly as a decision's read does; decides nothing.
+   * For a shed request: reads the session token's near-cache entry, which queues its
+   * renewal when it is near its end, exactly as a decision's read does; decides nothing.
+   * (A datagram's `sid` session was read already, when the datagram was admitted.)
    */
   keepWarm(ctx: AuthContext): void {
-    if (ctx.sessionId !== undefined) this.sessions.peekSid(ctx.sessionId);
-    else if (ctx.credential !== undefined) this.sessions.peek(ctx.credential);
+    if (ctx.sessionId === undefined && ctx.credential !== undefined) this.sessions.peek(ctx.credential);
   }
 
   /** A session named by an authenticated datagram's sid: the same near cache and store record as its token. */

@@ -9,6 +9,7 @@ import { Authorize } from './authorize.decorator.js';
 import { JwtShield } from './jwt-shield.decorator.js';
 import { SessionShield } from './session-shield.decorator.js';
 import { ShieldEnforcer } from './shield-enforcer.js';
+import { RateLimit } from './rate-limit.decorator.js';
 import { readShieldPlan } from './shield-plan-reader.js';
 import { Shield } from './shield.decorator.js';
 
@@ -59,6 +60,30 @@ class RejectingAuth implements ShieldAuth {
   }
 }
 
+/** A shield with a cache it keeps warm for shed requests, and ones whose keepWarm fails. */
+class WarmingAuth implements ShieldAuth {
+  static warmed: Array<string | undefined> = [];
+  authenticate(ctx: AuthContext): ShieldResult {
+    return ctx.credential === 'key-1' ? { ok: true, principal: { id: 'warm-1', name: undefined, roles: [], claims: {}, via: 'custom' } } : { ok: false, code: 'unauthorized' };
+  }
+  keepWarm(ctx: AuthContext): void {
+    WarmingAuth.warmed.push(ctx.credential);
+  }
+}
+
+class ThrowingWarmAuth extends WarmingAuth {
+  override keepWarm(): void {
+    throw new Error('connect ECONNREFUSED redis://:hunter2@10.0.0.9:6379');
+  }
+}
+
+class RejectingWarmAuth extends WarmingAuth {
+  // A shield author may well write it async; its rejection must not go unhandled.
+  override keepWarm(): void {
+    return Promise.reject(new Error('connect ECONNREFUSED redis://:hunter2@10.0.0.9:6379')) as never;
+  }
+}
+
 /** A shield that answers later, as one backed by a database would. */
 class LaterAuth implements ShieldAuth {
   async authenticate(ctx: AuthContext): Promise<ShieldResult> {
@@ -98,6 +123,9 @@ class Api {
   @Shield(BadRolesLaterAuth) @Authorize({ roles: ['admin'] }) badRolesLater(): void {}
   @Shield(LaterAuth) later(): void {}
   @Shield(NeedsUnregisteredToken) broken(): void {}
+  @Shield(WarmingAuth) @RateLimit({ limit: 1, windowSeconds: 60, by: 'connection' }) warming(): void {}
+  @Shield(ThrowingWarmAuth) throwingWarm(): void {}
+  @Shield(RejectingWarmAuth) rejectingWarm(): void {}
 }
 
 @Authorize({ roles: ['moderator', 'admin'] })
@@ -213,5 +241,30 @@ describe('ShieldEnforcer', () => {
     const connection: AuthContext = { transport: 'ws', credential: session, clientId: 'c', remoteAddress: undefined, memo };
     const first = await enforcer.enforce(plan('session'), connection);
     expect(await enforcer.enforce(plan('session'), connection)).toBe(first);
+  });
+});
+
+describe('ShieldEnforcer.keepWarm (a shed request)', () => {
+  it("calls the shield's keepWarm with the request's context, and decides and counts nothing", async () => {
+    WarmingAuth.warmed = [];
+    enforcer.keepWarm(plan('warming'), ctx('key-1'));
+    enforcer.keepWarm(plan('warming'), ctx('key-1'));
+    expect(WarmingAuth.warmed).toEqual(['key-1', 'key-1']);
+    // The rate limit of one per window was counted by neither: the first decision passes, the second is the one over it.
+    expect(await enforcer.enforce(plan('warming'), ctx('key-1'))).toMatchObject({ ok: true, principal: { id: 'warm-1' } });
+    expect(await enforcer.enforce(plan('warming'), ctx('key-1'))).toMatchObject({ ok: false, code: 'rate_limited' });
+    enforcer.keepWarm(plan('open'), ctx('key-1')); // an open plan has no shield to ask
+    expect(WarmingAuth.warmed).toHaveLength(2);
+  });
+
+  it('never throws: a keepWarm that throws or rejects is logged once, without its detail leaking a secret', async () => {
+    for (let i = 0; i < 3; i++) {
+      expect(() => enforcer.keepWarm(plan('throwingWarm'), ctx('k'))).not.toThrow();
+      enforcer.keepWarm(plan('rejectingWarm'), ctx('k'));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    const lines = fx.logs.filter((line) => line.message === 'shield keepWarm failed; ignored');
+    expect(lines).toHaveLength(1); // throttled: one line per 10 s
+    expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
 });

@@ -57,6 +57,8 @@ export class ShieldEnforcer {
   private limiter: RateLimiter | undefined;
   /** A Redis outage fails every limited request: one line per 10 s, not one per request. */
   private readonly limitFailures: ThrottledLog;
+  /** A shield whose keepWarm fails would fail on every shed request: one line per 10 s. */
+  private readonly keepWarmFailures: ThrottledLog;
 
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
@@ -64,6 +66,7 @@ export class ShieldEnforcer {
   ) {
     this.log = loggers.create('portcullis:shield');
     this.limitFailures = new ThrottledLog(this.log, 'error', 'rate-limit counter failed; refusing with unavailable');
+    this.keepWarmFailures = new ThrottledLog(this.log, 'warn', 'shield keepWarm failed; ignored');
     this.fallbackName = container.isRegistered(PORTCULLIS_CONFIG, true) ? container.resolve(PORTCULLIS_CONFIG).security.shields.fallback : 'none';
     this.fallback = FALLBACK_SHIELDS[this.fallbackName];
   }
@@ -162,10 +165,13 @@ export class ShieldEnforcer {
   keepWarm(plan: ShieldPlan, ctx: AuthContext): void {
     const shieldClass = this.shieldOf(plan);
     if (shieldClass === undefined) return;
+    const ignored = (error: unknown) => this.keepWarmFailures.note(() => ({ shield: shieldClass.name, ...describeError(error) }));
     try {
-      this.shieldFor(shieldClass).keepWarm?.(ctx);
+      // Typed void, but an async implementation would hand back a promise that may reject.
+      const returned: unknown = this.shieldFor(shieldClass).keepWarm?.(ctx);
+      if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function') (returned as PromiseLike<unknown>).then(undefined, ignored);
     } catch (error) {
-      this.log.debug('shield keepWarm threw; ignored', { shield: shieldClass.name, ...describeError(error) });
+      ignored(error);
     }
   }
 
