@@ -9,6 +9,8 @@
 interface Pending<T> {
   readonly generation: number;
   readonly value: Promise<T>;
+  /** `Date.now()` when the read was asked for. */
+  readonly startedAt: number;
 }
 
 /**
@@ -33,12 +35,17 @@ export class CoalescedLookups<T> {
   run(key: string, generation: number, read: () => Promise<T>): Promise<T> {
     const current = this.pending.get(key);
     if (current !== undefined && current.generation === generation) return current.value;
-    const entry: Pending<T> = { generation, value: read() };
+    const entry: Pending<T> = { generation, value: read(), startedAt: Date.now() };
     this.pending.set(key, entry);
     const forget = () => {
       if (this.pending.get(key) === entry) this.pending.delete(key);
     };
     entry.value.then(forget, forget);
     return entry.value;
+  }
+
+  /** When the read in flight for `key` was asked for (`Date.now()`); undefined when none is. */
+  startedAt(key: string): number | undefined {
+    return this.pending.get(key)?.startedAt;
   }
 }

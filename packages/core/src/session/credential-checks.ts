@@ -93,8 +93,10 @@ export class CredentialChecks {
     const cached = this.near.get(sessionToken);
     if (cached !== undefined) return cached;
     const generation = this.generation;
-    const readAt = Date.now();
-    const record = await this.lookups.run(sessionToken, generation, () => this.findAccess(sessionToken));
+    const reading = this.lookups.run(sessionToken, generation, () => this.findAccess(sessionToken));
+    // A caller who joined a read in flight counts from when that read began.
+    const readAt = this.lookups.startedAt(sessionToken) ?? Date.now();
+    const record = await reading;
     if (record === undefined) return undefined;
     if (generation === this.generation) {
       if (this.live()) this.near.put(sessionToken, record.principal, record.accessExpires, readAt);
@@ -116,8 +118,9 @@ export class CredentialChecks {
     if (cached !== undefined) return cached;
     const generation = this.generation;
     const lookupKey = `sid:${sidHex}`;
-    const readAt = Date.now();
-    const record = await this.lookups.run(lookupKey, generation, () => this.pairs.findAccessBySid(sidHex));
+    const reading = this.lookups.run(lookupKey, generation, () => this.pairs.findAccessBySid(sidHex));
+    const readAt = this.lookups.startedAt(lookupKey) ?? Date.now();
+    const record = await reading;
     if (record === undefined) return undefined;
     if (generation === this.generation) {
       if (this.live()) this.nearBySid.put(sidHex, record.principal, record.accessExpires, readAt);

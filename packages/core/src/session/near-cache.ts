@@ -1,6 +1,7 @@
 /**
  * A per-process near cache: a bounded map of key → value that lives at most a TTL (at
- * least four fifths of it) and never past the value's own expiry. Entries are tagged with
+ * least four fifths of it), counted from when its store read began, and never past the
+ * value's own expiry. Entries are tagged with
  * a principal and, optionally, a login family, so a revocation event drops all of theirs
  * without a scan. An entry in use may be renewed ahead of its end. The session and JWT
  * near caches are both this.
@@ -97,7 +98,8 @@ export class NearCache<V> {
   /**
    * Keeps `value` for at most the TTL from `readAt` (when the store was asked for it:
    * a slow read does not make what is served older than the TTL) and never past
-   * `expiresAtMs`; nothing when the TTL is 0.
+   * `expiresAtMs`; nothing when the TTL is 0 or already over (a read slower than the
+   * TTL: the TTL must stay well above the slowest store read).
    */
   put(key: string, value: V, expiresAtMs: number, readAt: number = Date.now()): void {
     if (this.ttlMs <= 0) return;

@@ -1,7 +1,7 @@
 /**
  * The per-process near cache of validated sessions: the per-message check is a Map lookup
  * and a clock read. Entries live at most `session:near-cache-seconds` (at least four fifths
- * of it) and never past the token's expiry; revocation events drop them. A session in use
+ * of it) from when their store read began, and never past the token's expiry; revocation events drop them. A session in use
  * is read again from the store ahead of its entry's end. Entries are keyed by the token in
  * this process's memory only, and known by its store key too, which is what revocation
  * events name.
