@@ -35,6 +35,8 @@
  * LOADTEST_NO_PIN=1, LOADTEST_QUICK=1. `--capacity=0` (the default) measures the capacity first.
  * LOADTEST_HEAP_SNAPSHOTS=<dir> keeps the soak's two server heap snapshots there (open them in Chrome
  * DevTools to see what grew); otherwise they go to a temporary directory and are removed.
+ * LOADTEST_WS_CLIENT=ws drives the sockets with the `ws` package's client instead of
+ * lib/lean-websocket.js (for comparison: it costs the generator about a third more CPU per message).
  * `--quick`: 10 s WebSocket runs, a 1-minute soak sampled every 5 s, an overload of 5 s with 3 s
  * of steady load before and 10 s of recovery after. `--no-save`: print only, keep
  * latest.json and docs/performance.md as they are. `--docs-only`: run nothing, rewrite the block of

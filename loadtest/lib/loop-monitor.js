@@ -6,28 +6,32 @@
  */
 import { performance } from 'node:perf_hooks';
 
+function cpuMicros() {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 /** Starts the monitor; answers `reset()` and `read()` (for the IPC handlers) and `stop()`. */
 export function startLoopMonitor() {
   const loop = { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] };
   const started = performance.now();
   let expected = performance.now() + 10;
-  // The process's CPU (all its threads) since the previous firing, to tell a busy stall from a descheduled one.
-  let cpuBefore = process.cpuUsage();
-  let lastFired = performance.now();
+  // The process's CPU (all its threads, µs) at the previous firing: a stall with as much CPU as
+  // time since that firing was the process busy, not waiting for a core.
+  let cpuBefore = cpuMicros();
   let timer;
   const tick = () => {
     const now = performance.now();
     const late = Math.max(0, now - expected);
-    const cpu = process.cpuUsage(cpuBefore);
-    cpuBefore = process.cpuUsage();
-    const sinceMs = now - lastFired;
-    lastFired = now;
+    const cpuNow = cpuMicros();
+    const cpuMs = (cpuNow - cpuBefore) / 1000;
+    cpuBefore = cpuNow;
     loop.max = Math.max(loop.max, late);
     loop.sum += late;
     loop.samples++;
     if (late >= 50) {
       loop.over50++;
-      if (loop.stalls.length < 20) loop.stalls.push({ atS: Number(((now - started) / 1000).toFixed(2)), ms: Math.round(late), cpuMs: Math.round((cpu.user + cpu.system) / 1000), sinceMs: Math.round(sinceMs) });
+      if (loop.stalls.length < 20) loop.stalls.push({ atS: Number(((now - started) / 1000).toFixed(2)), ms: Math.round(late), cpuMs: Math.round(cpuMs), sinceMs: Math.round(late + 10) });
     }
     expected = now + 10;
     timer = setTimeout(tick, 10).unref();
