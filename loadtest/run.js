@@ -27,12 +27,14 @@
  *          [--soak-minutes=M] [--sample-seconds=S] [--soak-store=inmemory|redis]
  *          [--capacity=R] [--revoked=N] [--probe-seconds=S] [--steady-seconds=S] [--overload-seconds=S] [--recovery-seconds=S]
  *          [--overload-stores=inmemory,redis]
- *          [--server-cpu=N] [--generator-cpu=N] [--no-pin] [--no-save] [--docs-only]]
+ *          [--server-cpu=N] [--generator-cpu=N] [--semi-space-mb=N] [--no-pin] [--no-save] [--docs-only]]
  * Every option also reads from the environment: LOADTEST_CLIENTS, LOADTEST_DURATION_S, LOADTEST_RATE,
  * LOADTEST_PROVIDERS, LOADTEST_FLEET_SERVERS, LOADTEST_LOGINS, LOADTEST_STORM_ROUNDS, LOADTEST_WORK_FACTOR,
  * LOADTEST_SOAK_MINUTES, LOADTEST_SAMPLE_S, LOADTEST_SOAK_STORE, LOADTEST_CAPACITY, LOADTEST_REVOKED, LOADTEST_PROBE_S,
  * LOADTEST_STEADY_S, LOADTEST_OVERLOAD_S, LOADTEST_RECOVERY_S, LOADTEST_OVERLOAD_STORES, LOADTEST_SERVER_CPU, LOADTEST_GENERATOR_CPU,
- * LOADTEST_NO_PIN=1, LOADTEST_QUICK=1. `--capacity=0` (the default) measures the capacity first.
+ * LOADTEST_SEMI_SPACE_MB, LOADTEST_NO_PIN=1, LOADTEST_QUICK=1. `--capacity=0` (the default) measures the capacity first.
+ * `--semi-space-mb` (64): the servers run with `--max-semi-space-size` set to it, as docs/performance.md
+ * recommends for a server of thousands of sockets; 0 runs them with Node's default young generation.
  * LOADTEST_HEAP_SNAPSHOTS=<dir> keeps the soak's two server heap snapshots there (open them in Chrome
  * DevTools to see what grew); otherwise they go to a temporary directory and are removed.
  * LOADTEST_WS_CLIENT=ws drives the sockets with the `ws` package's client instead of
@@ -51,7 +53,7 @@ import { findRedisServer, startRedis } from '../bench/lib/redis.js';
 import { replaceLoadtestBlock } from './lib/loadtest-report.js';
 import { formatLoginStorm, runLoginStorm } from './scenarios/login-storm.js';
 import { pinProcess, planPinning } from '../bench/lib/cpu-pinning.js';
-import { setServerCpu } from './lib/server-handle.js';
+import { setServerCpu, setServerFlags } from './lib/server-handle.js';
 import { formatOverload, revocationErrors, runOverload } from './scenarios/overload.js';
 import { formatSoak, runSoak } from './scenarios/soak.js';
 import { formatWsFleet, runWsFleet } from './scenarios/ws-fleet.js';
@@ -84,6 +86,7 @@ const OPTIONS = {
   'overload-stores': ['LOADTEST_OVERLOAD_STORES', 'inmemory,redis', String],
   'server-cpu': ['LOADTEST_SERVER_CPU', 1, Number],
   'generator-cpu': ['LOADTEST_GENERATOR_CPU', 0, Number],
+  'semi-space-mb': ['LOADTEST_SEMI_SPACE_MB', 64, Number],
 };
 const QUICK = { duration: 10, 'soak-minutes': 1, 'sample-seconds': 5, 'probe-seconds': 3, 'steady-seconds': 3, 'overload-seconds': 5, 'recovery-seconds': 10 };
 
@@ -156,7 +159,11 @@ async function main() {
   // This process is the load generator; a redis-server started from here inherits its core.
   pinProcess(placement.generatorCpu);
   setServerCpu(placement.serverCpu);
-  const pinning = placement.enabled ? `${placement.line}; redis-server, when used, on the generator's core` : `NOT pinned: ${placement.warning}`;
+  const semiSpaceMb = options['semi-space-mb'];
+  setServerFlags(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []);
+  const youngGeneration = semiSpaceMb > 0 ? `servers run with --max-semi-space-size=${semiSpaceMb}` : "servers run with Node's default young generation";
+  const placed = placement.enabled ? `${placement.line}; redis-server, when used, on the generator's core` : `NOT pinned: ${placement.warning}`;
+  const pinning = `${placed}; ${youngGeneration}`;
   console.log(`pinning: ${pinning}\n`);
   const limit = openFileLimit();
   if ((topics.includes('ws') || topics.includes('overload')) && Number.isFinite(limit) && limit < options.clients + 1000) {

@@ -1,7 +1,8 @@
 /**
  * Starts game-server-process.js in a child process (with --expose-gc, so memory
- * samples can be taken after a collection; plus LOADTEST_SERVER_FLAGS), pinned to
- * one core when `cpu` is given, and calls its IPC commands.
+ * samples can be taken after a collection; the Node flags set by run.js, which are
+ * the ones docs/performance.md recommends for production; plus LOADTEST_SERVER_FLAGS),
+ * pinned to one core when `cpu` is given, and calls its IPC commands.
  */
 import { startServerProcess } from '../../bench/lib/server-process.js';
 import { dirname, join } from 'node:path';
@@ -9,10 +10,16 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 let serverCpu;
+let serverFlags = [];
 
 /** The core every game server started from now on is pinned to (undefined: unpinned); run.js sets it once. */
 export function setServerCpu(cpu) {
   serverCpu = cpu;
+}
+
+/** Node flags every server (game and control alike) is started with from now on; run.js sets them once. */
+export function setServerFlags(flags) {
+  serverFlags = [...flags];
 }
 
 /**
@@ -32,7 +39,7 @@ export async function startGameServer(options = {}) {
   };
   // LOADTEST_SERVER_FLAGS: extra Node flags for the server only (e.g. --trace-gc, --cpu-prof) when chasing a number.
   const cpu = options.cpu === null ? undefined : (options.cpu ?? serverCpu);
-  const server = await startServerProcess(join(here, 'game-server-process.js'), [], { env, execArgv: ['--expose-gc'], cpu, flagsVariable: 'LOADTEST_SERVER_FLAGS', name: 'game server' });
+  const server = await startServerProcess(join(here, 'game-server-process.js'), [], { env, execArgv: ['--expose-gc', ...serverFlags], cpu, flagsVariable: 'LOADTEST_SERVER_FLAGS', name: 'game server' });
   const { info, call, exited } = server;
   return {
     ...info,
@@ -46,10 +53,11 @@ export async function startGameServer(options = {}) {
 
 /**
  * Starts the control server (control-server-process.js: bare `ws`, no authentication),
- * pinned like the game server, with the same IPC commands for stats and the event loop.
+ * pinned like the game server and with the same Node flags, with the same IPC commands
+ * for stats and the event loop.
  */
 export async function startControlServer(options = {}) {
   const cpu = options.cpu === null ? undefined : (options.cpu ?? serverCpu);
-  const server = await startServerProcess(join(here, 'control-server-process.js'), [], { execArgv: ['--expose-gc'], cpu, flagsVariable: 'LOADTEST_SERVER_FLAGS', name: 'control server' });
+  const server = await startServerProcess(join(here, 'control-server-process.js'), [], { execArgv: ['--expose-gc', ...serverFlags], cpu, flagsVariable: 'LOADTEST_SERVER_FLAGS', name: 'control server' });
   return { ...server.info, pid: server.pid, call: server.call, exited: server.exited, close: () => server.stop() };
 }
