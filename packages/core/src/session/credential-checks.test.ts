@@ -6,6 +6,7 @@ import { MemoryCacheStore } from '../store/memory-cache-store.js';
 import { CredentialChecks } from './credential-checks.js';
 import { JwtInvalidation } from './jwt-invalidation.js';
 import { SessionPairStore } from './session-pair-store.js';
+import { sessionKey } from './session-token.js';
 
 const SESSIONS = 300;
 const NEAR_CACHE_MS = 400;
@@ -85,31 +86,32 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     const messages = rounds * SESSIONS;
     expect(synchronous).toBe(messages);
     expect(reads.maxInFlight).toBeLessThanOrEqual(4);
-    // About one session read per session per lifetime, not one per message...
-    const lifetimes = (rounds * TICK_MS) / (NEAR_CACHE_MS * 0.5);
-    expect(reads.sessions).toBeLessThanOrEqual(SESSIONS * (lifetimes + 1));
-    expect(reads.sessions).toBeLessThan(messages / 20);
+    // At most one session read per session per renewal (one per 30–50 % of a lifetime), not one per message...
+    const renewals = (rounds * TICK_MS) / (NEAR_CACHE_MS * 0.3);
+    expect(reads.sessions).toBeLessThanOrEqual(SESSIONS * (renewals + 1));
+    expect(reads.sessions).toBeLessThan(messages / 10);
     // ...gathered into store reads of many sessions each, not one round trip per session.
     expect(reads.started).toBeLessThan(reads.sessions / 8);
   });
 
   it('sends every waiting renewal when its timer fires, not one read per firing', async () => {
-    // A server far behind fires a timer once per long loop turn: one read of 64 sessions per
-    // firing could not renew 1,000 sessions before their entries end.
-    for (let i = SESSIONS; i < 1100; i++) tokens.push((await pairs.create(principal(`p${i}`), undefined)).accessToken);
+    // A server far behind fires a timer once per long loop turn: one read per firing could not
+    // renew thousands of sessions before their entries end.
+    for (let i = SESSIONS; i < 4400; i++) tokens.push((await pairs.create(principal(`p${i}`), undefined)).accessToken);
     const warm = messageRound();
     await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);
     expect(await warm.refused).toBe(0);
-    // Entries live 80–100 % of the TTL and are renewed in its last 30 %: at 75 % every one is due.
+    // Entries live 80–100 % of the TTL and are renewed in its second half: at 75 % every one is due.
     vi.setSystemTime(Date.now() + NEAR_CACHE_MS * 0.75 - STORE_LATENCY_MS * 2);
     expect(reads.inFlight).toBe(0);
     Object.assign(reads, { started: 0, sessions: 0, maxInFlight: 0 });
-    expect(messageRound().synchronous).toBe(1100);
+    expect(messageRound().synchronous).toBe(4400);
     await vi.advanceTimersByTimeAsync(20); // the renewal timer fires once
-    expect(reads.started).toBe(16); // 1,024 of the 1,100 sessions, 64 to a read: as many reads as may be in flight
+    expect(reads.started).toBe(16); // 4,096 of the 4,400 sessions, 256 to a read: as many reads as may be in flight
+    expect(reads.sessions).toBe(4096);
     expect(reads.maxInFlight).toBe(16);
     await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS + 20); // a read is answered; the rest go at the next firing
-    expect(reads.sessions).toBe(1100);
+    expect(reads.sessions).toBe(4400);
     expect(reads.maxInFlight).toBe(16);
   });
 
@@ -126,4 +128,82 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     }
     expect(seen).toBeUndefined();
   });
+
+  describe('a revocation that arrives while sessions are read', () => {
+    /** Warms every session, then lets the renewal timer send their reads, which are now in flight. */
+    async function renewalsInFlight(): Promise<void> {
+      const warm = messageRound();
+      await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);
+      expect(await warm.refused).toBe(0);
+      // Entries live 80–100 % of the TTL and are renewed in its second half: at 75 % every one is due.
+      vi.setSystemTime(Date.now() + NEAR_CACHE_MS * 0.75 - STORE_LATENCY_MS * 2);
+      Object.assign(reads, { started: 0, sessions: 0, maxInFlight: 0 });
+      expect(messageRound().synchronous).toBe(SESSIONS);
+      await vi.advanceTimersByTimeAsync(20); // the renewal timer fires: every session is being read
+      expect(reads.sessions).toBe(SESSIONS);
+      expect(reads.inFlight).toBeGreaterThan(0);
+    }
+
+    /** After the reads are answered, past the end of every entry they did not renew: the sessions still served without a store read. */
+    async function servedAfterTheOldEntriesEnd(): Promise<Set<number>> {
+      await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS);
+      expect(reads.inFlight).toBe(0);
+      vi.setSystemTime(Date.now() + NEAR_CACHE_MS * 0.25 + TICK_MS);
+      const served = new Set<number>();
+      tokens.forEach((token, i) => checks.peek(token) !== undefined && served.add(i));
+      return served;
+    }
+
+    it("keeps the renewals of every other session (a player's logout does not empty the near cache)", async () => {
+      await renewalsInFlight();
+      await pairs.revokeByAccess(tokens[7]!);
+      checks.forget({ kind: 'revoked', sessionKeys: [sessionKey(tokens[7]!)], jtis: [] });
+      const served = await servedAfterTheOldEntriesEnd();
+      expect(served.has(7)).toBe(false);
+      expect(served.size).toBe(SESSIONS - 1);
+    });
+
+    it('keeps nothing a read answered for the session the revocation names, even when the store answered as before it', async () => {
+      await renewalsInFlight();
+      // The store still holds the session: the read was served before the revocation reached it.
+      checks.forget({ kind: 'revoked', sessionKeys: [sessionKey(tokens[3]!)], jtis: [] });
+      const served = await servedAfterTheOldEntriesEnd();
+      expect(served.has(3)).toBe(false);
+      expect(served.size).toBe(SESSIONS - 1);
+    });
+
+    it('keeps nothing for any session of a principal revoked meanwhile', async () => {
+      await renewalsInFlight();
+      checks.forget({ kind: 'revoked', sessionKeys: [], jtis: [], principalId: 'p5' });
+      const served = await servedAfterTheOldEntriesEnd();
+      expect(served.has(5)).toBe(false);
+      expect(served.size).toBe(SESSIONS - 1);
+    });
+
+    it('keeps nothing at all after a gap (events may have been missed)', async () => {
+      await renewalsInFlight();
+      checks.forget({ kind: 'gap' });
+      expect((await servedAfterTheOldEntriesEnd()).size).toBe(0);
+    });
+
+    it('admits a session read once when another session was revoked meanwhile, and reads again when its own was', async () => {
+      const [mine, other] = [tokens[0]!, tokens[1]!];
+      const first = checks.validate(mine);
+      checks.forget({ kind: 'revoked', sessionKeys: [sessionKey(other)], jtis: [] });
+      await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS);
+      expect((await first)?.id).toBe('p0');
+      expect(reads.started).toBe(1);
+      expect(checks.peek(mine)?.id).toBe('p0');
+
+      // Its own revocation, announced before the store has it: the read may predate it, so it is asked again, and not kept.
+      const stale = tokens[4]!;
+      const reading = checks.validate(stale);
+      checks.forget({ kind: 'revoked', sessionKeys: [sessionKey(stale)], jtis: [] });
+      await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);
+      expect((await reading)?.id).toBe('p4'); // the store, asked again, still holds it
+      expect(reads.started).toBe(3);
+      expect(checks.peek(stale)).toBeUndefined();
+    });
+  });
 });
+

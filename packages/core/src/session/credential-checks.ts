@@ -6,30 +6,33 @@ import { CoalescedLookups } from './coalesced-lookups.js';
 import { GatheredReads } from './gathered-reads.js';
 import type { JwtInvalidation } from './jwt-invalidation.js';
 import { JwtNearCache } from './jwt-near-cache.js';
+import { RecentRevocations } from './recent-revocations.js';
 import { SessionNearCache } from './session-near-cache.js';
 import type { SessionPairStore } from './session-pair-store.js';
 import type { AccessRecord } from './session-record.js';
+import { sessionKey } from './session-token.js';
 
-/** A renewal waits this long for others to share its store read; far less than the renewal lead (a third of the near-cache lifetime). */
+/** A renewal waits this long for others to share its store read; far less than the renewal lead (half the near-cache lifetime). */
 const RENEWAL_GATHER_MS = 20;
 /** Sessions renewed by one store read (one MGET on Redis), at most. */
-const RENEWAL_BATCH = 64;
+const RENEWAL_BATCH = 256;
 /** Sessions missing the near cache in one event-loop turn that share one store read, at most. */
 const MISS_BATCH = 64;
 /**
- * Renewal reads in flight at once, at most: 1,024 sessions. A server far behind fires its
+ * Renewal reads in flight at once, at most: 4,096 sessions. A server far behind fires its
  * timers once per long loop turn and reads each answer a turn later, so this is how many
  * sessions it can renew per two turns.
  */
 const MAX_RENEWAL_READS = 16;
 /** Entries waiting for a renewal, at most; past that a later read asks again. */
-const MAX_QUEUED_RENEWALS = 4096;
+const MAX_QUEUED_RENEWALS = 16_384;
 
 /**
  * The read side of sessions: the per-message checks of a session token and of a
  * JWT's invalidation, with this process's near caches in front of the store. A
- * verdict is cached only when no revocation arrived while it was read and fleet
- * events are flowing (`live`); {@link forget} drops what a revocation names. A
+ * verdict is cached only when fleet events are flowing (`live`) and no revocation that
+ * names its session or principal arrived while it was read (nor a gap); {@link forget}
+ * drops what a revocation names. A
  * session in use is read again in the background before its near-cache entry ends,
  * gathered for a few milliseconds into one store read for many sessions, a bounded
  * number of reads at a time, so sessions that connected together do not all fall out
@@ -55,8 +58,8 @@ export class CredentialChecks {
   private readonly lookups = new CoalescedLookups<AccessRecord | undefined>();
   /** How a session missing the near cache is read: alone (a store with synchronous reads), or gathered with the turn's other misses. */
   private readonly findAccess: (token: string) => Promise<AccessRecord | undefined>;
-  /** Bumped by every event that revokes a session: a session read in flight then is not cached. */
-  private generation = 0;
+  /** Session revocations since a read began: its answers for the sessions they name are not cached. */
+  private readonly revocations = new RecentRevocations();
   /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
   private jwtGeneration = 0;
   private renewalReads = 0;
@@ -92,19 +95,19 @@ export class CredentialChecks {
     if (!isSessionToken(sessionToken)) return undefined;
     const cached = this.near.get(sessionToken);
     if (cached !== undefined) return cached;
-    const generation = this.generation;
-    const reading = this.lookups.run(sessionToken, generation, () => this.findAccess(sessionToken));
+    const since = this.revocations.generation;
+    const reading = this.lookups.run(sessionToken, since, () => this.findAccess(sessionToken));
     // A caller who joined a read in flight counts from when that read began.
     const readAt = this.lookups.startedAt(sessionToken) ?? Date.now();
     const record = await reading;
     if (record === undefined) return undefined;
-    if (generation === this.generation) {
+    if (!this.overlapsRevocation(since, sessionToken, record.principal.id)) {
       if (this.live()) this.near.put(sessionToken, record.principal, record.accessExpires, readAt);
       return record.principal;
     }
-    // A revocation arrived during the read, which may predate it: a connection admitted on that
-    // answer would be indexed after the event that should have closed it. Ask once more.
-    return (await this.lookups.run(sessionToken, this.generation, () => this.findAccess(sessionToken)))?.principal;
+    // A revocation of this session arrived during the read, which may predate it: a connection
+    // admitted on that answer would be indexed after the event that should have closed it. Ask once more.
+    return (await this.lookups.run(sessionToken, this.revocations.generation, () => this.findAccess(sessionToken)))?.principal;
   }
 
   /**
@@ -116,17 +119,18 @@ export class CredentialChecks {
   async validateSid(sidHex: string): Promise<Principal | undefined> {
     const cached = this.nearBySid.get(sidHex);
     if (cached !== undefined) return cached;
-    const generation = this.generation;
+    const since = this.revocations.generation;
     const lookupKey = `sid:${sidHex}`;
-    const reading = this.lookups.run(lookupKey, generation, () => this.pairs.findAccessBySid(sidHex));
+    const reading = this.lookups.run(lookupKey, since, () => this.pairs.findAccessBySid(sidHex));
     const readAt = this.lookups.startedAt(lookupKey) ?? Date.now();
     const record = await reading;
     if (record === undefined) return undefined;
-    if (generation === this.generation) {
+    // Events name sessions by store key, which a sid does not spell: any revocation during the read asks again.
+    if (since === this.revocations.generation) {
       if (this.live()) this.nearBySid.put(sidHex, record.principal, record.accessExpires, readAt);
       return record.principal;
     }
-    return (await this.lookups.run(lookupKey, this.generation, () => this.pairs.findAccessBySid(sidHex)))?.principal;
+    return (await this.lookups.run(lookupKey, this.revocations.generation, () => this.pairs.findAccessBySid(sidHex)))?.principal;
   }
 
   /** The principal of a session named by its UDP `sid` (hex) if the near cache holds it. */
@@ -170,12 +174,12 @@ export class CredentialChecks {
   forget(event: RevocationEvent): void {
     this.jwtGeneration++;
     if (event.kind === 'gap') {
-      this.generation++;
+      this.revocations.gap();
       this.clear();
       return;
     }
     // A JWT-only event (upgrade, JWT logout) revokes no session: session reads in flight may still be cached.
-    if (event.sessionKeys.length > 0 || event.principalId !== undefined) this.generation++;
+    if (event.sessionKeys.length > 0 || event.principalId !== undefined) this.revocations.revoked(event.sessionKeys, event.principalId);
     for (const key of event.sessionKeys) {
       this.near.dropAlias(key);
       // A session's UDP sid is the first 16 bytes of the same digest its key spells.
@@ -196,6 +200,15 @@ export class CredentialChecks {
     this.near.clear();
     this.nearBySid.clear();
     this.jwtNear.clear();
+  }
+
+  /**
+   * True when a revocation that arrived since `since` (the revocation count when the read
+   * began) names this session or its principal, or cannot be told apart: its answer may
+   * predate the revocation. Hashes the token only when some revocation arrived.
+   */
+  private overlapsRevocation(since: number, token: string, principalId: string): boolean {
+    return since !== this.revocations.generation && this.revocations.mayHaveRevoked(since, sessionKey(token), principalId);
   }
 
   /** Takes a session in use to be read again before its entry ends; false when the queue is full. */
@@ -229,18 +242,19 @@ export class CredentialChecks {
     }
     if (tokens.length === 0) return;
     this.renewalReads++;
-    const generation = this.generation;
+    const since = this.revocations.generation;
     const readAt = Date.now();
     this.pairs
       .findAccessMany(tokens)
       .then(
         (records) => {
-          // A revocation during the read may predate it: keep nothing it answered (the entries end on their own).
-          if (generation !== this.generation || !this.live()) return;
+          if (!this.live()) return;
           for (let i = 0; i < tokens.length; i++) {
+            const token = tokens[i]!;
             const record = records[i];
-            if (record === undefined) this.near.drop(tokens[i]!);
-            else this.near.put(tokens[i]!, record.principal, record.accessExpires, readAt);
+            if (record === undefined) this.near.drop(token);
+            // A revocation of this session during the read may predate it: keep nothing (the entry ends on its own).
+            else if (!this.overlapsRevocation(since, token, record.principal.id)) this.near.put(token, record.principal, record.accessExpires, readAt);
           }
         },
         // The entries end on their own; the first read after that asks the store and fails closed.

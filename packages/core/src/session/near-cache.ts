@@ -9,8 +9,13 @@
 
 /** Share of the TTL by which an entry's lifetime is randomly shortened. */
 const JITTER = 0.2;
-/** Share of the TTL, before an entry's end, from which a read asks for it to be renewed. */
-const RENEW_WINDOW = 0.3;
+/**
+ * Share of the TTL, before an entry's end, from which a read asks for it to be renewed.
+ * A renewal takes up to three event-loop turns (the read that asks, the timer that sends,
+ * the reply), and a server far behind takes a second per turn: half of a 5 s lifetime
+ * leaves it time to finish before the entry ends.
+ */
+const RENEW_WINDOW = 0.5;
 
 /**
  * Asked, at most once per entry and while the entry still answers, to renew an entry
