@@ -186,7 +186,7 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
       expect((await servedAfterTheOldEntriesEnd()).size).toBe(0);
     });
 
-    it('admits a session read once when another session was revoked meanwhile, and reads again when its own was', async () => {
+    it('admits a session read once when another session was revoked meanwhile, and reads again when its own or its principal was', async () => {
       const [mine, other] = [tokens[0]!, tokens[1]!];
       const first = checks.validate(mine);
       checks.forget({ kind: 'revoked', sessionKeys: [sessionKey(other)], jtis: [] });
@@ -203,6 +203,15 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
       expect((await reading)?.id).toBe('p4'); // the store, asked again, still holds it
       expect(reads.started).toBe(3);
       expect(checks.peek(stale)).toBeUndefined();
+
+      // Its principal's revocation, likewise.
+      const banned = tokens[6]!;
+      const read = checks.validate(banned);
+      checks.forget({ kind: 'revoked', sessionKeys: [], jtis: [], principalId: 'p6' });
+      await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);
+      expect((await read)?.id).toBe('p6');
+      expect(reads.started).toBe(5);
+      expect(checks.peek(banned)).toBeUndefined();
     });
   });
 });

@@ -32,12 +32,12 @@ const MAX_QUEUED_RENEWALS = 16_384;
  * JWT's invalidation, with this process's near caches in front of the store. A
  * verdict is cached only when fleet events are flowing (`live`) and no revocation that
  * names its session or principal arrived while it was read (nor a gap); {@link forget}
- * drops what a revocation names. A
- * session in use is read again in the background before its near-cache entry ends,
- * gathered for a few milliseconds into one store read for many sessions, a bounded
- * number of reads at a time, so sessions that connected together do not all fall out
- * of the cache, and back onto the store, together: the per-message check stays a Map
- * lookup, and 5,000 sessions cost a few dozen store reads per lifetime, not 5,000.
+ * drops what a revocation names. A session in use is read again in the background
+ * before its near-cache entry ends, gathered for a few milliseconds into one store read
+ * for many sessions, a bounded number of reads at a time, so sessions that connected
+ * together do not all fall out of the cache, and back onto the store, together: the
+ * per-message check stays a Map lookup, and 5,000 sessions cost a few dozen store reads
+ * per lifetime, not 5,000.
  * With `gatherMisses` (stores without synchronous reads: Redis), sessions that miss the
  * near cache in one event-loop turn share one store read too, so a server that fell
  * behind and meets thousands of them at once neither fills the store's queue bound nor
@@ -125,7 +125,7 @@ export class CredentialChecks {
     const readAt = this.lookups.startedAt(lookupKey) ?? Date.now();
     const record = await reading;
     if (record === undefined) return undefined;
-    // Events name sessions by store key, which a sid does not spell: any revocation during the read asks again.
+    // Kept simple for the rarer sid read: any revocation during it, whichever session it names, asks again.
     if (since === this.revocations.generation) {
       if (this.live()) this.nearBySid.put(sidHex, record.principal, record.accessExpires, readAt);
       return record.principal;

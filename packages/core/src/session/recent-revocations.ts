@@ -1,8 +1,15 @@
 /** Revocations remembered, at most; a read that overlapped more keeps nothing it answered. */
 const MAX_REMEMBERED = 1024;
+/**
+ * How long a revocation is remembered: far longer than a store read lasts (its timeout is
+ * about a second, plus the lag of a server far behind). A read that overlapped one already
+ * forgotten keeps nothing, so this bounds only how often that happens, never what is kept.
+ */
+const REMEMBER_MS = 10_000;
 
 interface Remembered {
   readonly generation: number;
+  readonly at: number;
   readonly sessionKeys: ReadonlySet<string>;
   readonly principalId: string | undefined;
 }
@@ -16,8 +23,9 @@ interface Remembered {
  * this, on a busy server (a logout every second, store reads taking a second while it
  * is behind) almost no read would keep anything.
  *
- * A gap (events may have been missed), or more revocations than are remembered, makes
- * every read that began before it keep nothing.
+ * Revocations are remembered for 10 s, at most 1,024 of them (refreshes count: each
+ * revokes the access token it replaced). A gap (events may have been missed), or a
+ * revocation already forgotten, makes every read that began before it keep nothing.
  *
  * @example
  * ```ts
@@ -33,16 +41,19 @@ export class RecentRevocations {
   private floor = 0;
   private readonly remembered: Remembered[] = [];
 
-  /** Counts the revocations so far; a read notes it when it begins. */
+  /** Counts the revocations and gaps so far; a read notes it when it begins. */
   get generation(): number {
     return this.current;
   }
 
   /** A revocation of these sessions, or of every session of the principal. */
   revoked(sessionKeys: readonly string[], principalId: string | undefined): void {
+    const now = Date.now();
     this.current++;
-    this.remembered.push({ generation: this.current, sessionKeys: new Set(sessionKeys), principalId });
-    if (this.remembered.length > MAX_REMEMBERED) this.floor = this.remembered.shift()!.generation;
+    this.remembered.push({ generation: this.current, at: now, sessionKeys: new Set(sessionKeys), principalId });
+    while (this.remembered.length > MAX_REMEMBERED || this.remembered[0]!.at <= now - REMEMBER_MS) {
+      this.floor = this.remembered.shift()!.generation;
+    }
   }
 
   /** Events may have been missed: every read in flight keeps nothing. */
