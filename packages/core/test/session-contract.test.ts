@@ -89,6 +89,18 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
       expect(await h.sessions.revoke(session.accessToken)).toBe(false);
     });
 
+    it('has dropped a revoked session from its caches by the time it tells a listener', async () => {
+      const session = await h.sessions.upgrade(login().accessToken);
+      expect(await h.sessions.validate(session.accessToken)).toBeDefined();
+      const seenByListener: unknown[] = [];
+      const off = h.sessions.onRevocation((event) => {
+        if (event.kind === 'revoked' && event.sessionKeys.length > 0) seenByListener.push(h.sessions.peek(session.accessToken));
+      });
+      await h.sessions.revoke(session.accessToken);
+      off();
+      expect(seenByListener).toEqual([undefined]);
+    });
+
     it('revokes a pair through its refresh token and through revokePair', async () => {
       const first = await h.sessions.upgrade(login().accessToken);
       const second = await h.sessions.upgrade(login().accessToken);

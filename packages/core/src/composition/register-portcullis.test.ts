@@ -18,7 +18,7 @@ const KEY = Buffer.alloc(32, 7).toString('base64');
 
 @injectable()
 class TokenEndpoint {
-  constructor(readonly issuer: AccessTokenIssuer, @inject(I_ACCESS_TOKEN_ISSUER) readonly seedIssuer: AccessTokenIssuer) {}
+  constructor(readonly issuer: AccessTokenIssuer, @inject(I_ACCESS_TOKEN_ISSUER) readonly issuerByInterface: AccessTokenIssuer) {}
 }
 
 describe('registerPortcullis', () => {
@@ -34,7 +34,7 @@ describe('registerPortcullis', () => {
 
     const endpoint = container.resolve(TokenEndpoint);
     expect(endpoint.issuer).toBeInstanceOf(AccessTokenIssuer);
-    expect(endpoint.seedIssuer).toBe(endpoint.issuer);
+    expect(endpoint.issuerByInterface).toBe(endpoint.issuer);
     for (const service of [JwtTokenValidator, JwtTokenIssuer, JwtAuth, TokenSessionSync, ShieldEnforcer, PasswordHasher]) {
       expect(container.resolve(service as never)).toBeInstanceOf(service);
     }

@@ -139,8 +139,8 @@ describe('AccessTokenIssuer.withClaims', () => {
   });
 
   it('is usable through the interface IAccessTokenIssuer', () => {
-    const seed: IAccessTokenIssuer = issuer;
-    expect(validator.validate(seed.withClaims({ a: 1 }).issue('p').token).ok).toBe(true);
+    const byInterface: IAccessTokenIssuer = issuer;
+    expect(validator.validate(byInterface.withClaims({ a: 1 }).issue('p').token).ok).toBe(true);
   });
 });
 

@@ -86,6 +86,16 @@ describe('ConnectionRegistry: revocation', () => {
     expect(registry.attach('gone', await credential(await fx.session('p4')))).toBe(false);
   });
 
+  it('keeps the memo the admission filled, on add and on attach', async () => {
+    const memo = new Map<unknown, unknown>([['verified by the admission', true]]);
+    const a = open('a');
+    const conn = registry.add({ ...a.init, memo }, await credential(await fx.session('p1')));
+    expect(conn.memo).toBe(memo);
+    expect(registry.attach('a', await credential(fx.jwt('p1')))).toBe(true);
+    expect(registry.get('a')?.memo).toBe(memo);
+    expect(memo.get('verified by the admission')).toBe(true);
+  });
+
   it('keeps closing the others when one close callback throws', async () => {
     const a = open('a');
     const b = open('b');
