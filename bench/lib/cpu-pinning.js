@@ -26,6 +26,17 @@ export function allowedCpus() {
   }
 }
 
+/** The CPUs this process could use when it started, before {@link pinProcess} narrowed them. */
+const STARTING_CPUS = allowedCpus();
+
+/**
+ * The `cpu` of {@link forkPinned} for a child that may run on every core this process
+ * could use when it started. A child inherits its parent's affinity, so once the
+ * generator has pinned itself, a child started without a core would share the
+ * generator's one core.
+ */
+export const EVERY_CORE = 'every';
+
 function hasTaskset() {
   try {
     execFileSync('taskset', ['--version'], { stdio: 'ignore' });
@@ -67,15 +78,17 @@ export function pinProcess(cpu, pid = process.pid) {
 
 /**
  * `fork`, started under `taskset -c <cpu>` when `cpu` is given, so the child runs
- * on that core from its first instruction. The IPC channel works as with `fork`.
+ * on that core from its first instruction ({@link EVERY_CORE}: on every core this
+ * process started with). The IPC channel works as with `fork`.
  *
  * @example
  * const child = forkPinned(serverFile, ['--serve'], { env }, plan.serverCpu);
  */
 export function forkPinned(modulePath, args = [], options = {}, cpu = undefined) {
-  if (cpu === undefined) return fork(modulePath, args, options);
+  const cores = cpu === EVERY_CORE ? (STARTING_CPUS && hasTaskset() ? STARTING_CPUS.join(',') : undefined) : cpu;
+  if (cores === undefined) return fork(modulePath, args, options);
   const { execArgv = process.execArgv, stdio = ['ignore', 'inherit', 'inherit', 'ipc'], ...rest } = options;
-  return spawn('taskset', ['-c', String(cpu), process.execPath, ...execArgv, modulePath, ...args], { ...rest, stdio });
+  return spawn('taskset', ['-c', String(cores), process.execPath, ...execArgv, modulePath, ...args], { ...rest, stdio });
 }
 
 function coreTicks(cpu) {

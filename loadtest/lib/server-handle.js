@@ -4,6 +4,7 @@
  * the ones docs/performance.md recommends for production; plus LOADTEST_SERVER_FLAGS),
  * pinned to one core when `cpu` is given, and calls its IPC commands.
  */
+import { EVERY_CORE } from '../../bench/lib/cpu-pinning.js';
 import { startServerProcess } from '../../bench/lib/server-process.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,8 @@ export function setServerFlags(flags) {
 
 /**
  * @param {{ provider?: 'inmemory'|'redis', redisUrl?: string, workFactor?: number, accessTokenMinutes?: number, cpu?: number, shed?: boolean }} options
- *   `cpu`: the core to pin the server to (taskset); null: unpinned; default: the one chosen by `setServerCpu`, else unpinned.
+ *   `cpu`: the core to pin the server to (taskset); null: every core the load test started with (not the
+ *   generator's one core, which a child would otherwise inherit); default: the one chosen by `setServerCpu`, else unpinned.
  *   `shed: false`: gate calls are never refused `overloaded` (the soak, whose heap snapshots stop the loop).
  * @returns {Promise<{ http: string, wsUrl: string, tcpPort: number, udpPort: number, call: (cmd: string, args?: object) => Promise<any>, close: () => Promise<void>, pid: number }>}
  */
@@ -38,7 +40,7 @@ export async function startGameServer(options = {}) {
     ...(options.shed === false ? { LOADTEST_SHED: 'off' } : {}),
   };
   // LOADTEST_SERVER_FLAGS: extra Node flags for the server only (e.g. --trace-gc, --cpu-prof) when chasing a number.
-  const cpu = options.cpu === null ? undefined : (options.cpu ?? serverCpu);
+  const cpu = options.cpu === null ? EVERY_CORE : (options.cpu ?? serverCpu);
   const server = await startServerProcess(join(here, 'game-server-process.js'), [], { env, execArgv: ['--expose-gc', ...serverFlags], cpu, flagsVariable: 'LOADTEST_SERVER_FLAGS', name: 'game server' });
   const { info, call, exited } = server;
   return {
@@ -57,7 +59,7 @@ export async function startGameServer(options = {}) {
  * for stats and the event loop.
  */
 export async function startControlServer(options = {}) {
-  const cpu = options.cpu === null ? undefined : (options.cpu ?? serverCpu);
+  const cpu = options.cpu === null ? EVERY_CORE : (options.cpu ?? serverCpu);
   const server = await startServerProcess(join(here, 'control-server-process.js'), [], { execArgv: ['--expose-gc', ...serverFlags], cpu, flagsVariable: 'LOADTEST_SERVER_FLAGS', name: 'control server' });
   return { ...server.info, pid: server.pid, call: server.call, exited: server.exited, close: () => server.stop() };
 }
