@@ -115,6 +115,24 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     expect(reads.maxInFlight).toBe(16);
   });
 
+  it('keeps the principal it holds through every renewal, so renewals leave nothing behind that lives on', async () => {
+    // Redis hands back each record parsed anew; a renewal that kept the new copy would move
+    // every session's principal into the old generation once per near-cache lifetime.
+    const readMany = vi.mocked(pairs.findAccessMany).getMockImplementation()!;
+    vi.mocked(pairs.findAccessMany).mockImplementation(async (many) => (await readMany(many)).map((record) => record && structuredClone(record)));
+    const warm = messageRound();
+    await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);
+    expect(await warm.refused).toBe(0);
+    const held = tokens.map((token) => checks.peek(token));
+    Object.assign(reads, { started: 0, sessions: 0, maxInFlight: reads.inFlight });
+    for (let t = 0; t < NEAR_CACHE_MS * 3; t += TICK_MS) {
+      expect(messageRound().synchronous).toBe(SESSIONS);
+      await vi.advanceTimersByTimeAsync(TICK_MS);
+    }
+    expect(reads.sessions).toBeGreaterThanOrEqual(SESSIONS * 3); // every session renewed, each more than once
+    expect(tokens.filter((token, i) => checks.peek(token) !== held[i])).toEqual([]);
+  });
+
   it('still drops a session the store no longer has, at its renewal, without a revocation event', async () => {
     const warm = messageRound();
     await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);

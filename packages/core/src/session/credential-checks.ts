@@ -254,7 +254,9 @@ export class CredentialChecks {
             const record = records[i];
             if (record === undefined) this.near.drop(token);
             // A revocation of this session during the read may predate it: keep nothing (the entry ends on its own).
-            else if (!this.overlapsRevocation(since, token, record.principal.id)) this.near.put(token, record.principal, record.accessExpires, readAt);
+            // A record never changes under its token, so a live entry only lives longer: nothing new
+            // outlives the read (renewing 5,000 sessions every few seconds must not feed the old generation).
+            else if (!this.overlapsRevocation(since, token, record.principal.id)) this.near.renew(token, record.principal, record.accessExpires, readAt);
           }
         },
         // The entries end on their own; the first read after that asks the store and fails closed.

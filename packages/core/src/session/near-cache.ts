@@ -46,7 +46,7 @@ export interface NearCacheTags {
 
 interface NearEntry<V> {
   readonly value: V;
-  readonly until: number;
+  until: number;
   /** From then on a read asks `renewAhead` (once) to renew the entry; `until` without it. */
   renewFrom: number;
   readonly tags: NearCacheTags;
@@ -110,19 +110,42 @@ export class NearCache<V> {
     if (this.ttlMs <= 0) return;
     const now = Date.now();
     if (now >= this.nextSweep || this.entries.size >= this.maxEntries) this.sweep(now);
+    const life = this.lifeOf(expiresAtMs, readAt, now);
+    if (life === undefined) return;
+    this.delete(key);
+    const tags = this.tagsOf(value, key);
+    this.entries.set(key, { value, until: life.until, renewFrom: life.renewFrom, tags });
+    index(this.byPrincipal, tags.principal, key);
+    if (tags.family !== undefined) index(this.byFamily, tags.family, key);
+    if (tags.alias !== undefined) this.byAlias.set(tags.alias, key);
+  }
+
+  /**
+   * A renewal's {@link put} for a value that never changes under its key (a session's
+   * record under its token): a live entry keeps its value, tags and indexes and only
+   * lives longer, so a renewal allocates nothing that outlives it. Without a live
+   * entry it is {@link put}.
+   */
+  renew(key: string, value: V, expiresAtMs: number, readAt: number = Date.now()): void {
+    const entry = this.entries.get(key);
+    const now = Date.now();
+    if (entry === undefined || now >= entry.until) return this.put(key, value, expiresAtMs, readAt);
+    const life = this.lifeOf(expiresAtMs, readAt, now);
+    if (life === undefined) return;
+    entry.until = life.until;
+    entry.renewFrom = life.renewFrom;
+  }
+
+  /** When an entry read at `readAt` ends and starts asking for renewal; undefined when it would end by `now`. */
+  private lifeOf(expiresAtMs: number, readAt: number, now: number): { until: number; renewFrom: number } | undefined {
     // Lifetimes are spread over the last fifth of the TTL so entries made together (a
     // reconnect wave) do not all expire, and go back to the store, in the same instant.
     const lifetime = Math.min(now, readAt) + this.ttlMs * (1 - JITTER * Math.random());
     const until = Math.min(lifetime, expiresAtMs);
-    if (until <= now) return;
-    this.delete(key);
-    const tags = this.tagsOf(value, key);
+    if (until <= now) return undefined;
     // An entry cut short by the value's own expiry is not renewed: a read would not lengthen it.
     const renewFrom = this.renewAhead === undefined || expiresAtMs <= lifetime ? until : until - this.ttlMs * RENEW_WINDOW;
-    this.entries.set(key, { value, until, renewFrom, tags });
-    index(this.byPrincipal, tags.principal, key);
-    if (tags.family !== undefined) index(this.byFamily, tags.family, key);
-    if (tags.alias !== undefined) this.byAlias.set(tags.alias, key);
+    return { until, renewFrom };
   }
 
   drop(key: string): void {

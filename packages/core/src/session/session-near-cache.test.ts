@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../contracts/principal.js';
 import { SessionNearCache } from './session-near-cache.js';
+import { sessionKey } from './session-token.js';
 
 const principal = (id: string): Principal => ({ id, name: undefined, roles: [], claims: {}, via: 'session' });
 const FAR = Date.parse('2031-01-01T00:00:00Z');
@@ -33,6 +34,28 @@ describe('SessionNearCache', () => {
     expect(near.get('slow')).toBeUndefined();
     near.put('too-slow', principal('t'), FAR, readAt); // answered after a whole TTL: not kept at all
     expect(near.get('too-slow')).toBeUndefined();
+  });
+
+  it('lets a renewal lengthen a live entry, keeping the value it holds and the names a revocation drops it by', () => {
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), toFake: ['Date'] });
+    const near = new SessionNearCache(5000);
+    const held = principal('a');
+    near.put('a-token', held, FAR);
+    near.put('b-token', principal('a'), FAR);
+    vi.setSystemTime(Date.now() + 3000);
+    near.renew('a-token', principal('a'), FAR); // the store read again: the same record, parsed anew
+    vi.setSystemTime(Date.now() + 3000); // past the first lifetime (4–5 s), within the renewed one
+    expect(near.get('a-token')).toBe(held);
+    expect(near.get('b-token')).toBeUndefined();
+    near.dropAlias(sessionKey('a-token'));
+    expect(near.get('a-token')).toBeUndefined();
+
+    near.put('c-token', principal('c'), FAR);
+    near.renew('c-token', principal('c'), FAR);
+    near.dropPrincipal('c');
+    expect(near.get('c-token')).toBeUndefined();
+    near.renew('d-token', principal('d'), FAR); // nothing live under it: kept as put would
+    expect(near.get('d-token')?.id).toBe('d');
   });
 
   it('sweeps entries nobody reads again once they expire, instead of holding them until the cap', () => {
