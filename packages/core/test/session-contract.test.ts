@@ -92,6 +92,7 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
     it('has dropped a revoked session from its caches by the time it tells a listener', async () => {
       const session = await h.sessions.upgrade(login().accessToken);
       expect(await h.sessions.validate(session.accessToken)).toBeDefined();
+      expect(h.sessions.peek(session.accessToken)).toBeDefined(); // in the near cache until the revocation
       const seenByListener: unknown[] = [];
       const off = h.sessions.onRevocation((event) => {
         if (event.kind === 'revoked' && event.sessionKeys.length > 0) seenByListener.push(h.sessions.peek(session.accessToken));

@@ -130,6 +130,7 @@ export class NearCache<V> {
     const entry = this.entries.get(key);
     const now = Date.now();
     if (entry === undefined || now >= entry.until) return this.put(key, value, expiresAtMs, readAt);
+    if (now >= this.nextSweep) this.sweep(now);
     const life = this.lifeOf(expiresAtMs, readAt, now);
     if (life === undefined) return;
     entry.until = life.until;
@@ -183,8 +184,8 @@ export class NearCache<V> {
   }
 
   /**
-   * Drops expired entries, at most once per TTL (from `put`), so entries nobody reads
-   * again do not stay until the cap; clears everything if the cap is still reached.
+   * Drops expired entries, at most once per TTL (from `put` and `renew`), so entries nobody
+   * reads again do not stay until the cap; clears everything if the cap is still reached.
    */
   private sweep(now: number): void {
     this.nextSweep = now + this.ttlMs;

@@ -69,6 +69,19 @@ describe('SessionNearCache', () => {
     expect(near.get('fresh')?.id).toBe('q');
   });
 
+  it('sweeps expired entries when only renewals come, as when every session still connected renews in place', () => {
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), toFake: ['Date'] });
+    const near = new SessionNearCache(1000);
+    for (let i = 0; i < 50; i++) near.put(`gone-${i}`, principal('p'), FAR); // players who left
+    near.put('staying', principal('q'), FAR);
+    vi.setSystemTime(Date.now() + 600);
+    near.renew('staying', principal('q'), FAR);
+    vi.setSystemTime(Date.now() + 500); // the others ended at 800–1,000 ms
+    near.renew('staying', principal('q'), FAR);
+    expect(near.size).toBe(1);
+    expect(near.get('staying')?.id).toBe('q');
+  });
+
   it('stays within its cap under a flood of live entries', () => {
     const near = new SessionNearCache(60_000, 100);
     for (let i = 0; i < 1000; i++) near.put(`t-${i}`, principal('p'), FAR);
