@@ -42,7 +42,8 @@ export function startLoopMonitor() {
       Object.assign(loop, { max: 0, sum: 0, samples: 0, over50: 0, stalls: [] });
       return null;
     },
-    read: () => ({ maxMs: loop.max, meanMs: loop.samples ? loop.sum / loop.samples : 0, samples: loop.samples, over50: loop.over50, stalls: loop.stalls }),
+    // nowS: the monitor's clock, the one a stall's atS is read on.
+    read: () => ({ maxMs: loop.max, meanMs: loop.samples ? loop.sum / loop.samples : 0, samples: loop.samples, over50: loop.over50, stalls: loop.stalls, nowS: (performance.now() - started) / 1000 }),
     stop: () => clearTimeout(timer),
   };
 }

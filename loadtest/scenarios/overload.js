@@ -101,6 +101,11 @@ function recoveryAfterDrop(phase) {
   };
 }
 
+/** A phase's server event loop: its largest delay and its first 20 stalls of 50 ms or more, timed from the phase's start. */
+function phaseLoop(loop, startS) {
+  return { maxMs: loop.maxMs, stallCount: loop.over50, stalls: loop.stalls.map((s) => ({ ...s, atS: Number((s.atS - startS).toFixed(2)) })) };
+}
+
 function summarizePhase(phase, cpu) {
   const seconds = (phase.endedAt - phase.startedAt) / 1000;
   const latency = latencySummary(phase.latencies);
@@ -152,7 +157,13 @@ export async function runOverload({ provider = 'inmemory', redisUrl, redisPid, c
     const cpuByPhase = [];
     const duringOverload = Math.round((revoked * 2) / 3);
     revocation.start();
+    // Each phase's event loops, server and generator: latency is read in the generator, so a
+    // late second is the server's only if the server's loop, not the generator's, stalled then.
+    const serverLoops = [];
+    const generatorLoops = [];
     for (const [name, rate, seconds] of plan) {
+      await server.call('loop-reset');
+      const loopStartS = (await server.call('loop-read')).nowS;
       const began = performance.now();
       const generator = process.cpuUsage();
       const generatorLoop = startLoopMonitor();
@@ -163,14 +174,15 @@ export async function runOverload({ provider = 'inmemory', redisUrl, redisPid, c
       await sleep(seconds * 1000);
       const elapsed = (performance.now() - began) / 1000;
       const used = process.cpuUsage(generator);
-      const generatorLoopMaxMs = generatorLoop.read().maxMs;
+      const generatorLoopRead = generatorLoop.read();
       generatorLoop.stop();
-      cpuByPhase.push({ server: (processTicks(server.pid) - serverTicks) / 100 / elapsed, generator: (used.user + used.system) / 1e6 / elapsed, generatorLoopMaxMs });
+      cpuByPhase.push({ server: (processTicks(server.pid) - serverTicks) / 100 / elapsed, generator: (used.user + used.system) / 1e6 / elapsed, generatorLoopMaxMs: generatorLoopRead.maxMs });
+      generatorLoops.push(phaseLoop(generatorLoopRead, 0));
+      serverLoops.push(phaseLoop(await server.call('loop-read'), loopStartS));
     }
     const phases = await driver.stop(5000);
     const revocations = await revocation.finish(5000);
     const machineLoad = machine.stop();
-    const loop = await server.call('loop-read');
     await closeSockets([...sockets, ...sampleSockets]);
     const stats = await server.call('stats');
 
@@ -180,12 +192,12 @@ export async function runOverload({ provider = 'inmemory', redisUrl, redisPid, c
       provider,
       clients,
       capacity: { perSecond: base, measured: probe !== undefined, probeS, probeRate: probe?.rate, probeServerCores: probe?.serverCores, probeGeneratorCores: probe?.generatorCores, probeErrors: probe?.errors },
-      phases: phases.map((phase, i) => summarizePhase(phase, cpuByPhase[i])),
+      phases: phases.map((phase, i) => ({ ...summarizePhase(phase, cpuByPhase[i]), serverLoop: serverLoops[i], generatorLoop: generatorLoops[i] })),
       recovery: { p99TargetMs: P99_TARGET_MS, bucketMs: BUCKET_MS, seconds: recovery.seconds, firstSeconds: recovery.firstSeconds, withinS: recoveryS, p99BySecondMs: recovery.p99BySecondMs },
       steadyP99BySecondMs: bucketP99(phases[0], 1000),
       overloadP99BySecondMs: bucketP99(phases[1], 1000),
       revocations,
-      eventLoopMaxDelayMs: loop.maxMs,
+      eventLoopMaxDelayMs: Math.max(...serverLoops.map((l) => l.maxMs)),
       serverLogged: stats.problems,
       machineLoad,
       pinning,
@@ -221,6 +233,13 @@ function formatRevocations(v) {
   ];
 }
 
+/** A phase's event loop: its largest delay and its stalls (when, how late, the process's CPU meanwhile). */
+function loopLine(loop) {
+  const stalls = loop.stalls.map((s) => `${s.atS} s: ${s.ms} ms (CPU ${s.cpuMs} of ${s.sinceMs} ms)`).join(', ');
+  const more = loop.stallCount > loop.stalls.length ? ', …' : '';
+  return `max delay ${ms(loop.maxMs)} · ${int(loop.stallCount)} stalls ≥ 50 ms${stalls ? `: ${stalls}${more}` : ''} (s into the phase)`;
+}
+
 /** The printed report. */
 export function formatOverload(r) {
   const c = r.capacity;
@@ -241,6 +260,8 @@ export function formatOverload(r) {
       `      latency       p50 ${ms(p.latencyMs.p50)} · p99 ${ms(p.latencyMs.p99)} · max ${ms(p.latencyMs.max)}`,
       // Latency is read in the generator: its own stalls add to it (reports saved before this have no such figure).
       `      CPU           server ${p.serverCores.toFixed(2)} cores · generator ${p.generatorCores.toFixed(2)} cores${p.generatorLoopMaxDelayMs === undefined ? '' : ` · generator event-loop max delay ${ms(p.generatorLoopMaxDelayMs)}`}`,
+      // Reports saved before 2026-11-28 have no per-phase loops.
+      ...(p.serverLoop ? [`      server loop   ${loopLine(p.serverLoop)}`, `      gen. loop     ${loopLine(p.generatorLoop)}`] : []),
     );
   }
   const rec = r.recovery;
