@@ -1,15 +1,8 @@
 /** Revocations remembered, at most; a read that overlapped more keeps nothing it answered. */
 const MAX_REMEMBERED = 1024;
-/**
- * How long a revocation is remembered: far longer than a store read lasts (its timeout is
- * about a second, plus the lag of a server far behind). A read that overlapped one already
- * forgotten keeps nothing, so this bounds only how often that happens, never what is kept.
- */
-const REMEMBER_MS = 10_000;
 
 interface Remembered {
   readonly generation: number;
-  readonly at: number;
   readonly sessionKeys: ReadonlySet<string>;
   readonly principalId: string | undefined;
 }
@@ -23,9 +16,9 @@ interface Remembered {
  * this, on a busy server (a logout every second, store reads taking a second while it
  * is behind) almost no read would keep anything.
  *
- * Revocations are remembered for 10 s, at most 1,024 of them (refreshes count: each
- * revokes the access token it replaced). A gap (events may have been missed), or a
- * revocation already forgotten, makes every read that began before it keep nothing.
+ * The last 1,024 revocations are remembered (refreshes count: each revokes the access
+ * token it replaced). A gap (events may have been missed), or a revocation already
+ * forgotten, makes every read that began before it keep nothing.
  *
  * @example
  * ```ts
@@ -48,12 +41,9 @@ export class RecentRevocations {
 
   /** A revocation of these sessions, or of every session of the principal. */
   revoked(sessionKeys: readonly string[], principalId: string | undefined): void {
-    const now = Date.now();
     this.current++;
-    this.remembered.push({ generation: this.current, at: now, sessionKeys: new Set(sessionKeys), principalId });
-    while (this.remembered.length > MAX_REMEMBERED || this.remembered[0]!.at <= now - REMEMBER_MS) {
-      this.floor = this.remembered.shift()!.generation;
-    }
+    this.remembered.push({ generation: this.current, sessionKeys: new Set(sessionKeys), principalId });
+    if (this.remembered.length > MAX_REMEMBERED) this.floor = this.remembered.shift()!.generation;
   }
 
   /** Events may have been missed: every read in flight keeps nothing. */
