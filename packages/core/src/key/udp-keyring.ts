@@ -7,6 +7,7 @@ import { createHash, createHmac, KeyObject } from 'node:crypto';
 import { UDP_SID_BYTES, UdpMacKey } from '@portcullis/protocol';
 import type { SigningKey } from '../contracts/signing-key.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
+import { HmacSha256 } from './hmac-sha256.js';
 
 /** What a signing key is turned into before it derives UDP keys (a key is used for one purpose only). */
 const SECRET_LABEL = 'portcullis:udp-secret';
@@ -81,14 +82,14 @@ function keyBytes(key: KeyObject | Uint8Array): Uint8Array {
  * ```
  */
 export class UdpKeyring {
-  readonly #secrets: readonly Buffer[];
+  readonly #secrets: readonly HmacSha256[];
 
   /**
    * @param active - bytes (or secret `KeyObject`) of the signing key that makes new UDP keys.
    * @param previous - keys that no longer sign but whose sessions' UDP keys still verify.
    */
   constructor(active: KeyObject | Uint8Array | undefined, previous: readonly (KeyObject | Uint8Array)[] = []) {
-    this.#secrets = (active === undefined ? [] : [active, ...previous]).map((key) => createHmac('sha256', key).update(SECRET_LABEL, 'utf8').digest());
+    this.#secrets = (active === undefined ? [] : [active, ...previous]).map((key) => new HmacSha256(createHmac('sha256', key).update(SECRET_LABEL, 'utf8').digest()));
   }
 
   /**
@@ -145,6 +146,6 @@ export class UdpKeyring {
   }
 }
 
-function derive(secret: Buffer, sid: Uint8Array): Buffer {
-  return createHmac('sha256', secret).update(UDP_LABEL).update(sid).digest();
+function derive(secret: HmacSha256, sid: Uint8Array): Buffer {
+  return secret.digest(Buffer.concat([UDP_LABEL, sid]));
 }

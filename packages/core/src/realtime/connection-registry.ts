@@ -8,7 +8,7 @@ import { describeError } from '../errors/describe-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
 import { sessionKey } from '../session/session-token.js';
-import { openWith } from '../session/token-seal.js';
+import { openTokenWith } from '../session/token-seal.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { Admitted } from './connection-plan.js';
 
@@ -246,7 +246,7 @@ export class ConnectionRegistry {
       const sealed = successors.get(key);
       // Every connection under `key` holds the old token, the one the successor is sealed under.
       const held = [...entries][0]?.credential;
-      const successor = sealed === undefined || held === undefined ? undefined : openWith('access successor', held, sealed);
+      const successor = sealed === undefined || held === undefined ? undefined : openTokenWith('access successor', held, sealed);
       if (successor === undefined) for (const entry of entries) doomed.add(entry);
       else this.move(key, successor);
     }

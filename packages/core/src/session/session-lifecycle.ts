@@ -18,7 +18,7 @@ import type { SessionPairStore } from './session-pair-store.js';
 import { frozenPrincipal } from './session-record.js';
 import type { SessionScripts } from './session-scripts.js';
 import { sessionKey } from './session-token.js';
-import { openWith, sealUnder } from './token-seal.js';
+import { openTokenWith, sealTokenUnder } from './token-seal.js';
 
 /** What the write side needs: the token services, the stores and the hub it announces on. */
 export interface SessionLifecycleParts {
@@ -179,7 +179,7 @@ export class SessionLifecycle {
     // one, which travels sealed under the old token so the channel never carries a live token.
     // A pair of an older release has no sealed access token: its connections close instead.
     const successors =
-      replacedAccessToken === undefined ? [] : [{ from: replacedAccessKey, sealed: sealUnder('access successor', replacedAccessToken, session.accessToken) }];
+      replacedAccessToken === undefined ? [] : [{ from: replacedAccessKey, sealed: sealTokenUnder('access successor', replacedAccessToken, session.accessToken) }];
     await hub.publish({ sessionKeys: [replacedAccessKey], jtis: [], ...(successors.length > 0 && { successors }) });
     // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
     if (await jwts.isLineageRevoked({ sub: session.principal.id, fam, iat: startedSec })) {
@@ -240,9 +240,9 @@ export class SessionLifecycle {
     const { record, pairsHeld } = outcome;
     const principal = frozenPrincipal(record.principal);
     const session = pairs.result(draft, principal);
-    const replacedAccessToken = record.sealedAccess === undefined ? undefined : openWith('paired access', refreshToken, record.sealedAccess);
+    const replacedAccessToken = record.sealedAccess === undefined ? undefined : openTokenWith('paired access', refreshToken, record.sealedAccess);
     const successors =
-      replacedAccessToken === undefined ? [] : [{ from: record.access, sealed: sealUnder('access successor', replacedAccessToken, session.accessToken) }];
+      replacedAccessToken === undefined ? [] : [{ from: record.access, sealed: sealTokenUnder('access successor', replacedAccessToken, session.accessToken) }];
     hub.announce({ sessionKeys: [record.access], jtis: [], ...(successors.length > 0 && { successors }) });
     if (pairsHeld > pairs.limit) await this.trimSessions(principal.id);
     const result: RefreshResult = { kind: 'session', session };

@@ -10,7 +10,7 @@ import type { CacheStore, CacheWrite } from '../store/cache-store.js';
 import { frozenPrincipal, type AccessRecord, type RefreshRecord } from './session-record.js';
 import { udpSessionIdOfKey, type UdpKeyring } from '../key/udp-keyring.js';
 import { newSessionToken, sessionKey } from './session-token.js';
-import { openWith, sealUnder } from './token-seal.js';
+import { openTokenWith, sealTokenUnder } from './token-seal.js';
 
 /** Lifetimes of a session pair in milliseconds. */
 export interface SessionLifetimes {
@@ -89,7 +89,7 @@ export class SessionPairStore {
       sidHex: udpSessionIdOfKey(access).toString('hex'),
       accessExpires: now + this.lifetimes.accessMs,
       refreshExpires: now + this.lifetimes.refreshMs,
-      sealedAccess: sealUnder('paired access', refreshToken, accessToken),
+      sealedAccess: sealTokenUnder('paired access', refreshToken, accessToken),
     });
   }
 
@@ -158,7 +158,7 @@ export class SessionPairStore {
     const record = await this.cache.take<RefreshRecord>('session-refresh', refresh);
     if (!record) return undefined;
     const session = await this.create(frozenPrincipal(record.principal), record.fam, { access: record.access, refresh });
-    const replacedAccessToken = record.sealedAccess === undefined ? undefined : openWith('paired access', refreshToken, record.sealedAccess);
+    const replacedAccessToken = record.sealedAccess === undefined ? undefined : openTokenWith('paired access', refreshToken, record.sealedAccess);
     return { session, replacedAccessKey: record.access, replacedAccessToken, fam: record.fam };
   }
 

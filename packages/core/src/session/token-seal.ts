@@ -1,12 +1,26 @@
 /**
  * A secret sealed under a token: only a holder of that token can open it. Used wherever a
  * successor credential must travel or rest outside memory (the reuse grace's cache entry, a
- * refresh's revocation event): the store and the channel never carry it readable.
+ * refresh's revocation event, a refresh record's access token): the store and the channel
+ * never carry it readable.
  */
+import { isSessionToken, SESSION_TOKEN_SUFFIX } from '@portcullis/protocol';
 import { createCipheriv, createDecipheriv, hash, randomFillSync } from 'node:crypto';
 
 /** What a sealed value is for: each purpose derives its own key from the token. */
-export type SealPurpose = 'refresh successor' | 'access successor' | 'paired access';
+export type SealPurpose = 'refresh successor' | TokenSealPurpose;
+
+/**
+ * The purposes that seal one session token under another, each at most one token under a
+ * given token: a pair's access token under its refresh token, a refreshed pair's new access
+ * token under the old one (a pair is refreshed once).
+ */
+export type TokenSealPurpose = 'access successor' | 'paired access';
+
+/** The random bytes of a session token: its UUID's 16 bytes. */
+const UUID_BYTES = 16;
+/** base64url length of a token sealed by {@link sealTokenUnder}. */
+const SEALED_TOKEN_LENGTH = 22;
 
 const NONCE_BYTES = 12;
 /** Nonces drawn from the CSPRNG at once: a draw costs about 5 µs for 12 bytes and for 4 KiB alike. */
@@ -37,7 +51,7 @@ function sealKey(purpose: SealPurpose, token: string): Buffer {
  *
  * @example
  * ```ts
- * const sealed = sealUnder('access successor', oldAccessToken, newAccessToken);
+ * const sealed = sealUnder('refresh successor', usedToken, JSON.stringify(successor));
  * ```
  */
 export function sealUnder(purpose: SealPurpose, token: string, text: string): string {
@@ -45,6 +59,56 @@ export function sealUnder(purpose: SealPurpose, token: string, text: string): st
   const cipher = createCipheriv('aes-256-gcm', sealKey(purpose, token), iv);
   const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/**
+ * Seals a session token under another token in 22 characters: the 16 bytes of its UUID XOR
+ * the first 16 bytes of the purpose's key, the key {@link sealUnder} would use. Each purpose
+ * seals one token under a given token (see {@link TokenSealPurpose}), so the XOR is a
+ * one-time pad: the sealed text says nothing of the token without the key. It needs no cipher
+ * context: on an upgrade an AES-GCM seal cost about 37 µs, this about 1.4 µs.
+ *
+ * @example
+ * ```ts
+ * const sealedAccess = sealTokenUnder('paired access', refreshToken, accessToken);
+ * openTokenWith('paired access', refreshToken, sealedAccess) === accessToken; // true
+ * ```
+ * @throws TypeError when `sessionToken` is not a session token.
+ */
+export function sealTokenUnder(purpose: TokenSealPurpose, token: string, sessionToken: string): string {
+  if (!isSessionToken(sessionToken)) throw new TypeError('only a session token is sealed this way');
+  const bytes = Buffer.from(sessionToken.slice(0, 36).replaceAll('-', ''), 'hex');
+  xorKey(bytes, purpose, token);
+  return bytes.toString('base64url');
+}
+
+/**
+ * Opens a session token sealed under `token`: one {@link sealTokenUnder} sealed, or one an
+ * earlier release sealed with {@link sealUnder}. `undefined` for another token or purpose
+ * (what opens is then not a session token, or not the one the caller expects: the callers
+ * use it only as a store key or a connection's credential, so a wrong one finds nothing).
+ *
+ * @example
+ * ```ts
+ * const successor = openTokenWith('access successor', connection.credential, event.sealed);
+ * ```
+ */
+export function openTokenWith(purpose: TokenSealPurpose, token: string, sealed: string): string | undefined {
+  if (sealed.length !== SEALED_TOKEN_LENGTH) {
+    const opened = openWith(purpose, token, sealed);
+    return isSessionToken(opened) ? opened : undefined;
+  }
+  const bytes = Buffer.from(sealed, 'base64url');
+  if (bytes.length !== UUID_BYTES) return undefined;
+  xorKey(bytes, purpose, token);
+  const hex = bytes.toString('hex');
+  const opened = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}${SESSION_TOKEN_SUFFIX}`;
+  return isSessionToken(opened) ? opened : undefined;
+}
+
+function xorKey(bytes: Buffer, purpose: TokenSealPurpose, token: string): void {
+  const key = sealKey(purpose, token);
+  for (let i = 0; i < UUID_BYTES; i++) bytes[i]! ^= key[i]!;
 }
 
 /**
