@@ -42,6 +42,8 @@ export class HmacSha256 {
     if (typeof message === 'string') inner.write(message, BLOCK_BYTES, 'utf8');
     else inner.set(message, BLOCK_BYTES);
     this.#outer.set(hash('sha256', inner, 'buffer'), BLOCK_BYTES);
+    // The buffer may be a slice of node's shared pool: the padded key must not stay behind in it.
+    inner.fill(0, 0, BLOCK_BYTES);
     return hash('sha256', this.#outer, 'buffer');
   }
 }

@@ -41,8 +41,8 @@ describe('sealTokenUnder / openTokenWith', () => {
     expect(openTokenWith('paired access', other, sealed)).not.toBe(other);
   });
 
-  it('is the token XOR the purpose key SHA-256("portcullis <purpose>\\0" ‖ token): every sealed text opens to a session token or to nothing', () => {
-    const key = createHash('sha256').update('portcullis access successor\0').update(token).digest();
+  it('is the token XOR SHA-256("portcullis <purpose> pad\\0" ‖ token), a pad no AES-GCM seal uses as its key: every sealed text opens to a session token or to nothing', () => {
+    const key = createHash('sha256').update('portcullis access successor pad\0').update(token).digest();
     const bytes = Buffer.from(other.slice(0, 36).replaceAll('-', ''), 'hex').map((byte, i) => byte ^ key[i]!);
     expect(sealTokenUnder('access successor', token, other)).toBe(Buffer.from(bytes).toString('base64url'));
     for (let i = 0; i < 200; i++) {
