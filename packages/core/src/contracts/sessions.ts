@@ -67,8 +67,9 @@ export interface CredentialsRevoked {
 
 /**
  * A session access token and the one a refresh replaced it with. The new token is sealed
- * (AES-256-GCM) under a key derived from the old one, so only a holder of the old token (a
- * server with connections on it) can read it; the event never carries a token in the clear.
+ * under a pad derived from the old one (an older release sealed it with AES-256-GCM), so only a
+ * holder of the old token (a server with connections on it) can read it; the event never
+ * carries a token in the clear.
  *
  * @example
  * ```ts
