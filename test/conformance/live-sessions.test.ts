@@ -5,6 +5,7 @@
  * revocations close sockets. Run on WebSocket and TCP, in memory (one server) and on a
  * real Redis with two servers, where A and B are different processes' worth of stacks.
  */
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createClient } from '@keyv/redis';
 import { sessionKey } from '@portcullis/core';
@@ -92,6 +93,7 @@ describe.each(fleets)('live sessions %s', (_fleet, onRedis) => {
     const forgeries: Array<[string, (attackerToken: string) => Record<string, string>]> = [
       ['in the clear', (attackerToken) => ({ to: attackerToken })],
       ['sealed under another token', () => ({ sealed: Buffer.alloc(60, 7).toString('base64url') })],
+      ['in the 43-character form of a token seal, not made under the victim\'s token', () => ({ sealed: randomBytes(32).toString('base64url') })],
     ];
     // Only a fleet has a channel to forge on.
     if (onRedis) it.each(forgeries)('a forged successor %s on the channel cannot move a socket onto another session: it closes', async (_shape, forge) => {

@@ -59,7 +59,7 @@ export interface CredentialsRevoked {
   readonly principalId?: string;
   /**
    * Session access tokens a refresh replaced: `from` is the old token's key (also in
-   * `sessionKeys`), `sealed` the new access token encrypted under the old one. A connection
+   * `sessionKeys`), `sealed` the new access token sealed under the old one. A connection
    * holding the old token opens it and goes on with its successor instead of closing.
    */
   readonly successors?: readonly SessionSuccessor[];
@@ -67,8 +67,8 @@ export interface CredentialsRevoked {
 
 /**
  * A session access token and the one a refresh replaced it with. The new token is sealed
- * under a pad derived from the old one (an older release sealed it with AES-256-GCM), so only a
- * holder of the old token (a server with connections on it) can read it; the event never
+ * under the old one (a pad and a tag derived from it; an older release used AES-256-GCM), so
+ * only a holder of the old token (a server with connections on it) can read it; the event never
  * carries a token in the clear.
  *
  * @example
@@ -79,7 +79,7 @@ export interface CredentialsRevoked {
 export interface SessionSuccessor {
   /** `sessionKey` of the replaced access token. */
   readonly from: string;
-  /** The new access token sealed under the replaced one (base64url: nonce, tag, ciphertext). */
+  /** The new access token sealed under the replaced one (base64url: nonce, sealed UUID, tag). */
   readonly sealed: string;
 }
 
