@@ -60,6 +60,7 @@ describe('sealTokenUnder / openTokenWith', () => {
     }
     for (let i = 0; i < 200; i++) expect(openTokenWith('access successor', token, randomBytes(32).toString('base64url'))).toBeUndefined();
     expect(openTokenWith('access successor', token, 'not base64url at all, but 43 chars long!!!!')).toBeUndefined();
+    expect(openTokenWith('access successor', token, 42 as unknown as string)).toBeUndefined();
   });
 
   it('opens a token an earlier release sealed with AES-256-GCM, and nothing that is not a session token', () => {

@@ -98,6 +98,8 @@ export function sealTokenUnder(purpose: TokenSealPurpose, token: string, session
  * ```
  */
 export function openTokenWith(purpose: TokenSealPurpose, token: string, sealed: string): string | undefined {
+  // A stored record or an event of another shape may hold anything here.
+  if (typeof sealed !== 'string') return undefined;
   const bytes = Buffer.from(sealed, 'base64url');
   if (bytes.length !== SEALED_TOKEN_BYTES) {
     const opened = openWith(purpose, token, sealed);
