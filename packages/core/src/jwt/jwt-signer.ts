@@ -158,7 +158,9 @@ export class JwtSigner {
     };
     if (familyId !== undefined) payload.fam = familyId;
     const signingInput = `${this.#headers[typ]}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-    const signature = this.#hmac === undefined ? cryptoSign(null, Buffer.from(signingInput), key).toString('base64url') : this.#hmac.digest(signingInput).toString('base64url');
+    const signature = this.#hmac === undefined
+      ? cryptoSign(null, Buffer.from(signingInput), key).toString('base64url')
+      : this.#hmac.digest(signingInput).toString('base64url');
     return { token: `${signingInput}.${signature}`, jti, expiresAt };
   }
 }

@@ -1,6 +1,6 @@
 import { isSessionToken, SESSION_TOKEN_SUFFIX } from '@portcullis/protocol';
 import type { SecurityConfig } from '../contracts/portcullis-config.js';
-import type { RefreshResult, UpgradeResult } from '../contracts/sessions.js';
+import type { CredentialsRevoked, RefreshResult, UpgradeResult } from '../contracts/sessions.js';
 import type { JwtClaims, JwtTokenType } from '../contracts/tokens.js';
 import { PortcullisError, TokenError } from '../errors/portcullis-error.js';
 import { principalFromClaims } from '../jwt/claims.js';
@@ -175,12 +175,7 @@ export class SessionLifecycle {
     }
     const { session, replacedAccessKey, replacedAccessToken, fam } = rotated;
     await reuse.recordSession(key, { usedAt: Date.now(), principalId: session.principal.id, next: sessionKey(session.refreshToken) }, markerMs);
-    // A continuation, not a revocation: connections holding the old access token move to the new
-    // one, which travels sealed under the old token so the channel never carries a live token.
-    // A pair of an older release has no sealed access token: its connections close instead.
-    const successors =
-      replacedAccessToken === undefined ? [] : [{ from: replacedAccessKey, sealed: sealTokenUnder('access successor', replacedAccessToken, session.accessToken) }];
-    await hub.publish({ sessionKeys: [replacedAccessKey], jtis: [], ...(successors.length > 0 && { successors }) });
+    await hub.publish(rotationEvent(replacedAccessKey, replacedAccessToken, session.accessToken));
     // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
     if (await jwts.isLineageRevoked({ sub: session.principal.id, fam, iat: startedSec })) {
       await this.revokePair(session.accessToken);
@@ -241,9 +236,7 @@ export class SessionLifecycle {
     const principal = frozenPrincipal(record.principal);
     const session = pairs.result(draft, principal);
     const replacedAccessToken = record.sealedAccess === undefined ? undefined : openTokenWith('paired access', refreshToken, record.sealedAccess);
-    const successors =
-      replacedAccessToken === undefined ? [] : [{ from: record.access, sealed: sealTokenUnder('access successor', replacedAccessToken, session.accessToken) }];
-    hub.announce({ sessionKeys: [record.access], jtis: [], ...(successors.length > 0 && { successors }) });
+    hub.announce(rotationEvent(record.access, replacedAccessToken, session.accessToken));
     if (pairsHeld > pairs.limit) await this.trimSessions(principal.id);
     const result: RefreshResult = { kind: 'session', session };
     // Not waited for: a repeated refresh within the grace waits for it (RefreshReuse.successor).
@@ -330,6 +323,17 @@ export class SessionLifecycle {
     const sessionKeys = await pairs.revokeIndexed('family-sessions', claims.fam);
     if (sessionKeys.length > 0) await hub.publish({ sessionKeys, jtis: [] });
   }
+}
+
+/**
+ * The event of a session refresh: a continuation, not a revocation. Connections holding the old
+ * access token move to the new one, which travels sealed under the old token so the channel
+ * never carries a live token. A pair of an older release has no sealed access token
+ * (`replacedAccessToken` undefined): its connections close instead.
+ */
+function rotationEvent(replacedAccessKey: string, replacedAccessToken: string | undefined, accessToken: string): Omit<CredentialsRevoked, 'kind'> {
+  if (replacedAccessToken === undefined) return { sessionKeys: [replacedAccessKey], jtis: [] };
+  return { sessionKeys: [replacedAccessKey], jtis: [], successors: [{ from: replacedAccessKey, sealed: sealTokenUnder('access successor', replacedAccessToken, accessToken) }] };
 }
 
 function notYours(): PortcullisError {
