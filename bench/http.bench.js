@@ -7,8 +7,8 @@
  *
  * The servers run in a child process (this file with --serve-http-bench) pinned to
  * one core, the load generator on another (taskset; see lib/cpu-pinning.js). Every
- * run sends a fixed number of requests; every case runs right after its baseline,
- * and the tables give the median of those paired ratios with their min–max.
+ * run sends a fixed number of requests; every case runs right beside its baseline (before it
+ * every other round), and the tables give the median of those paired ratios with their min–max.
  * Options: rounds, count (requests per run), cases (keys, e.g. portcullis,portcullisRedis),
  * pin, serverCpu, generatorCpu.
  */
@@ -243,7 +243,7 @@ const ALL_CASES = [
   ['fast-jwt, cache on', 'fastJwt', 'bare'],
 ];
 
-export const defaults = { rounds: 9, count: 10_000 };
+export const defaults = { rounds: 10, count: 10_000 };
 
 /** The cases to measure as pairs, and every key that runs (cases and their baselines). */
 function selectCases(ports, only) {
@@ -295,12 +295,16 @@ export async function run({ rounds, count, cases: only, pin = true, serverCpu = 
     for (const [, key] of running) await load(ports[key], token, warmup);
     for (const key of Object.keys(samples)) Object.assign(samples[key], { rps: [], p50: [], cpu: [], failures: 0 });
     for (let r = 0; r < rounds; r++) {
-      // Each case runs right after its baseline and is compared with that run, so the bursts
-      // of a shared machine hit both sides of a ratio alike. The order rotates every round.
+      // Each case runs right beside its baseline and is compared with that run, so the bursts
+      // of a shared machine hit both sides of a ratio alike. The order of the pairs rotates every
+      // round, and within a pair the case runs first every other round: the second run of a pair
+      // inherits the first's garbage, which would otherwise always count against the case.
       for (let i = 0; i < pairs.length; i++) {
         const [, key, baselineKey] = pairs[(i + r) % pairs.length];
+        const caseFirst = r % 2 === 1;
+        const early = caseFirst ? await measure(key) : undefined;
         const baseline = await measure(baselineKey);
-        const sample = await measure(key);
+        const sample = early ?? (await measure(key));
         samples[key].rpsRatio.push(sample.rps / baseline.rps);
         samples[key].cpuRatio.push(baseline.cpu / sample.cpu);
         samples[key].cpuOver.push(sample.cpu - baseline.cpu);
@@ -323,7 +327,7 @@ export async function run({ rounds, count, cases: only, pin = true, serverCpu = 
     });
     const failed = running.filter(([, key]) => samples[key].failures > 0).map(([label, key]) => `${label}: ${samples[key].failures} failed requests`);
     const notes = [
-      `${plan.enabled ? `Pinned: ${plan.line}.` : `NOT pinned: ${plan.warning}; the generator and the server compete for the same cores.`} ${CONNECTIONS} keep-alive connections (bench/lib/http-load.js, closed loop), exactly ${count.toLocaleString('en-US')} requests per run (after one warm-up run of every case); ${rounds} round${rounds === 1 ? '' : 's'}; in every round each case runs right after its baseline (column "baseline"), in an order that rotates by round.`,
+      `${plan.enabled ? `Pinned: ${plan.line}.` : `NOT pinned: ${plan.warning}; the generator and the server compete for the same cores.`} ${CONNECTIONS} keep-alive connections (bench/lib/http-load.js, closed loop), exactly ${count.toLocaleString('en-US')} requests per run (after one warm-up run of every case); ${rounds} round${rounds === 1 ? '' : 's'}; in every round each case runs right beside its baseline (column "baseline"; after it in even rounds, before it in odd ones), in an order that rotates by round.`,
       'Ratio columns: the median over the rounds of each case\'s ratio to the baseline run just before it, with the smallest and largest of those paired ratios in brackets. "req/s" and "server CPU µs/req" are medians over every run of the row (a baseline row over all its runs). "server CPU µs/req" is the server process\'s own process.cpuUsage() (user + system, all its threads) over the run ÷ requests answered; "CPU over baseline" is the paired difference, what the case adds per request; "CPU-bound ratio" = baseline CPU/req ÷ case CPU/req, the throughput ratio a server limited by its core would show.',
       'Every case answers GET /me with {id}; every shielded case refuses a request without a token (checked before measuring), and every JWT case verifies HS256, issuer and audience. The @Shield row admits any bearer with a fixed principal: it prices the guard a shielded route runs (the request\'s AuthContext, the enforcer, the principal recorded for the handler), and the @JwtShield row minus it what JwtAuth adds. portcullis apps disable express\'s X-Powered-By header, so portcullis cases are measured against the same route unshielded on a portcullis app, and other libraries against bare express.',
       'portcullis @JwtShield keeps the verified JWT per keep-alive connection (AuthContext memo): a repeated identical token skips the signature check until its exp; expiry and invalidation (upgrade, logout, family revocation) are checked on every request. connectionMemo: false verifies the signature on every request.',

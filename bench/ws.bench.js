@@ -88,8 +88,8 @@ async function measureRun(server, sockets, message, count, watch) {
 
 /**
  * Opens every scenario's connections for this client count, warms each up, then
- * runs `rounds` rounds in which every paired scenario runs right after its
- * baseline, in an order that rotates by round.
+ * runs `rounds` rounds in which every paired scenario runs right beside its
+ * baseline (after it in even rounds, before it in odd ones), in an order that rotates by round.
  */
 async function measureAll(server, scenarios, clients, { rounds, count, watch }) {
   const prepared = new Map();
@@ -106,8 +106,11 @@ async function measureAll(server, scenarios, clients, { rounds, count, watch }) 
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < pairs.length; k++) {
       const s = pairs[(k + r) % pairs.length];
+      // Every other round the scenario runs before its baseline: the second run of a pair
+      // inherits the first's garbage, which would otherwise always count against the scenario.
+      const early = r % 2 === 1 ? await run(prepared.get(s.name)) : undefined;
       const baseline = await run(prepared.get(s.baseline));
-      const sample = await run(prepared.get(s.name));
+      const sample = early ?? (await run(prepared.get(s.name)));
       const p = prepared.get(s.name);
       p.rateRatio.push(sample.rate / baseline.rate);
       p.cpuRatio.push(baseline.cpu / sample.cpu);
@@ -128,7 +131,7 @@ async function memoryPerConnection(server, port, count) {
   return { rss: (after.rss - before.rss) / count, heap: (after.heapUsed - before.heapUsed) / count, external: (after.external - before.external) / count };
 }
 
-export const defaults = { rounds: 9, count: 20_000 };
+export const defaults = { rounds: 10, count: 20_000 };
 
 export async function run({ rounds, count, pin = true, serverCpu = 1, generatorCpu = 0 }) {
   const notes = [];
@@ -186,7 +189,7 @@ export async function run({ rounds, count, pin = true, serverCpu = 1, generatorC
     }
     const memory = await memoryPerConnection(server, ports.inmemory, 5000);
     notes.push(
-      `${plan.enabled ? `Pinned: ${plan.line}.` : `NOT pinned: ${plan.warning}; the clients and the server compete for the same cores.`} Every run sends exactly ${count.toLocaleString('en-US')} messages (closed loop: each client keeps one request in flight), after one warm-up run of every scenario; ${rounds} round${rounds === 1 ? '' : 's'}, in each of which every scenario runs right after its baseline (column "baseline"), in an order that rotates by round.`,
+      `${plan.enabled ? `Pinned: ${plan.line}.` : `NOT pinned: ${plan.warning}; the clients and the server compete for the same cores.`} Every run sends exactly ${count.toLocaleString('en-US')} messages (closed loop: each client keeps one request in flight), after one warm-up run of every scenario; ${rounds} round${rounds === 1 ? '' : 's'}, in each of which every scenario runs right beside its baseline (column "baseline"; after it in even rounds, before it in odd ones), in an order that rotates by round.`,
       'Ratio and "over baseline" columns: the median over the rounds of each scenario\'s paired value against the baseline run just before it, with the min–max of those paired values in brackets. "msg/s" and "server CPU µs/msg" are medians over every run of the row. Server CPU is the server process\'s own process.cpuUsage() (user + system, all its threads) over the run ÷ messages; the clients run in another process on another core and are not counted.',
       `Target "the session check adds ≤ 1 µs server CPU per message over the unshielded gate" (column "CPU over baseline"): ${targets.join('; ')}.`,
       `Server memory per idle authenticated WebSocket connection at 5,000 (session token in the upgrade header, in-memory store): ` +
