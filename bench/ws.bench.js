@@ -5,8 +5,8 @@
  * keeps one request in flight). The server runs in a child process pinned to
  * one core, the clients on another (taskset), so its CPU per message
  * (process.cpuUsage over the run ÷ messages) excludes the clients. Every run
- * sends a fixed number of messages, every scenario runs right after its
- * baseline, and the paired values are printed as median (min–max).
+ * sends a fixed number of messages, every scenario runs right beside its
+ * baseline (before it every other round), and the paired values are printed as median (min–max).
  * Also: server memory per idle authenticated connection at 5,000.
  */
 import { dirname, join } from 'node:path';
@@ -190,7 +190,7 @@ export async function run({ rounds, count, pin = true, serverCpu = 1, generatorC
     const memory = await memoryPerConnection(server, ports.inmemory, 5000);
     notes.push(
       `${plan.enabled ? `Pinned: ${plan.line}.` : `NOT pinned: ${plan.warning}; the clients and the server compete for the same cores.`} Every run sends exactly ${count.toLocaleString('en-US')} messages (closed loop: each client keeps one request in flight), after one warm-up run of every scenario; ${rounds} round${rounds === 1 ? '' : 's'}, in each of which every scenario runs right beside its baseline (column "baseline"; after it in even rounds, before it in odd ones), in an order that rotates by round.`,
-      'Ratio and "over baseline" columns: the median over the rounds of each scenario\'s paired value against the baseline run just before it, with the min–max of those paired values in brackets. "msg/s" and "server CPU µs/msg" are medians over every run of the row. Server CPU is the server process\'s own process.cpuUsage() (user + system, all its threads) over the run ÷ messages; the clients run in another process on another core and are not counted.',
+      'Ratio and "over baseline" columns: the median over the rounds of each scenario\'s paired value against the baseline run beside it, with the min–max of those paired values in brackets. "msg/s" and "server CPU µs/msg" are medians over every run of the row. Server CPU is the server process\'s own process.cpuUsage() (user + system, all its threads) over the run ÷ messages; the clients run in another process on another core and are not counted.',
       `Target "the session check adds ≤ 1 µs server CPU per message over the unshielded gate" (column "CPU over baseline"): ${targets.join('; ')}.`,
       `Server memory per idle authenticated WebSocket connection at 5,000 (session token in the upgrade header, in-memory store): ` +
         `${(memory.rss / 1024).toFixed(1)} KiB RSS, ${(memory.heap / 1024).toFixed(1)} KiB JS heap, ${(memory.external / 1024).toFixed(1)} KiB external.`,
