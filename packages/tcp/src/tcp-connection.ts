@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { describeError, type Logger } from '@portcullis/core';
-import { ConnectionProtocol, TurnBudget, type AuthTicket, type HeldReader } from '@portcullis/core/transport';
+import { ConnectionProtocol, type AuthTicket } from '@portcullis/core/transport';
 import { encodeFrame, FrameDecoder, type CloseReason } from '@portcullis/protocol';
 import type { ResolvedTcpOptions } from './tcp-options.js';
 
@@ -10,30 +10,26 @@ import type { ResolvedTcpOptions } from './tcp-options.js';
  * `ConnectionProtocol` (auth frame first, within `authTimeoutMs`), replies out as
  * frames in request order. A missing, late, oversized or malformed first frame,
  * and any later oversized frame, closes the connection. Reading pauses while
- * requests pile up or the socket reports backpressure, and for the rest of the
- * event loop's turn after a read handled past the turn's budget (`TurnBudget`); a
- * client that lets `maxBufferedBytes` of output pile up is dropped.
+ * requests pile up or the socket reports backpressure; a client that lets
+ * `maxBufferedBytes` of output pile up is dropped.
  *
  * @example
  * ```ts
  * net.createServer((socket) => new TcpConnection(socket, options, log));
  * ```
  */
-export class TcpConnection implements HeldReader {
+export class TcpConnection {
   readonly clientId = `tcp-${randomUUID()}`;
   readonly protocol: ConnectionProtocol;
   private readonly decoder: FrameDecoder;
   private saturated = false;
   private writeBlocked = false;
-  /** Paused for the rest of the event loop's turn (see `TurnBudget`). */
-  private heldForTurn = false;
 
   constructor(
     private readonly socket: Socket,
     private readonly options: ResolvedTcpOptions,
     private readonly log: Logger,
     authTicket?: AuthTicket,
-    private readonly turnBudget: TurnBudget = TurnBudget.shared(),
   ) {
     this.decoder = new FrameDecoder({ maxFrameBytes: options.maxFrameBytes });
     this.protocol = new ConnectionProtocol({
@@ -90,15 +86,6 @@ export class TcpConnection implements HeldReader {
     } finally {
       if (batch) this.socket.uncork();
     }
-    if (!this.heldForTurn && this.turnBudget.holdsAfterRead(this, this.socket.readableLength)) {
-      this.heldForTurn = true;
-      this.updateReading();
-    }
-  }
-
-  resumeAfterTurn(): void {
-    this.heldForTurn = false;
-    this.updateReading();
   }
 
   private send(text: string): void {
@@ -132,7 +119,7 @@ export class TcpConnection implements HeldReader {
   }
 
   private updateReading(): void {
-    if (this.saturated || this.writeBlocked || this.heldForTurn) this.socket.pause();
+    if (this.saturated || this.writeBlocked) this.socket.pause();
     else if (!this.socket.destroyed && this.socket.writable) this.socket.resume();
   }
 }

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { ConnectionRegistry, silentLoggerFactory } from '@portcullis/core';
-import { TurnBudget } from '@portcullis/core/transport';
 import type { GateReply } from '@portcullis/protocol';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
@@ -85,53 +84,5 @@ describe('WebSocketConnection backpressure', () => {
     euros.answer(0, 400, '€');
     await tick();
     expect(euros.ws.terminated).toBe(true);
-  });
-});
-
-describe('WebSocketConnection and the event loop turn budget', () => {
-  function connect(overdueMs: number) {
-    const ws = new FakeSocket();
-    const raw = new PassThrough();
-    const replies = deferredReplies();
-    const options = resolveWebSocketOptions({ dispatcher: replies.dispatcher as never, registry: registry(), maxBufferedBytes: 1000, heartbeatIntervalMs: 0 });
-    const budget = new TurnBudget({ overdueMs: () => overdueMs }, 30);
-    new WebSocketConnection(ws as unknown as WebSocket, raw, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'), budget);
-    return { ws, raw, ...replies };
-  }
-
-  it('pauses a socket whose read was handled past the budget until the next turn', async () => {
-    const { ws, raw } = connect(31);
-    raw.emit('data', Buffer.from('frame'));
-    expect(ws.isPaused).toBe(true);
-    await tick();
-    expect(ws.isPaused).toBe(false);
-  });
-
-  it('keeps reading within the budget', () => {
-    const { ws, raw } = connect(30);
-    raw.emit('data', Buffer.from('frame'));
-    expect(ws.isPaused).toBe(false);
-  });
-
-  it('handles the reads a socket already buffered before it waits', () => {
-    const { ws, raw } = connect(31);
-    raw.pause();
-    raw.write('buffered while paused');
-    raw.emit('data', Buffer.from('frame'));
-    expect(ws.isPaused).toBe(false);
-  });
-
-  it('stays paused after its turn while its replies are still unsent', async () => {
-    const { ws, raw, answer } = connect(31);
-    ws.emit('message', Buffer.from('{}'), false);
-    answer(0, 600);
-    await tick();
-    expect(ws.isPaused).toBe(true);
-    raw.emit('data', Buffer.from('frame'));
-    await tick();
-    expect(ws.isPaused).toBe(true);
-    ws.bufferedAmount = 0;
-    for (const flushed of ws.flushCallbacks.splice(0)) flushed();
-    expect(ws.isPaused).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { describeError, type Logger } from '@portcullis/core';
-import { ConnectionProtocol, TurnBudget, type Admitted, type AuthTicket, type HandshakeMode, type HeldReader } from '@portcullis/core/transport';
+import { ConnectionProtocol, type Admitted, type AuthTicket, type HandshakeMode } from '@portcullis/core/transport';
 import { WebSocket, type RawData } from 'ws';
 import type { Heartbeat, Liveness } from './heartbeat.js';
 import { WS_ANSWERS } from './ws-answers.js';
@@ -24,16 +24,14 @@ export interface WebSocketPeer {
  * quarter); drops a client whose buffer would pass `maxBufferedBytes`. Every
  * socket gets an `error` listener (an oversized frame is reported there and
  * closes with 1009 instead of crashing the process). The replies to all the
- * messages of one read leave in one write (see {@link batchRepliesPerRead}); a read
- * handled after the event loop's turn has run past its budget holds the socket
- * until the next turn (`TurnBudget`).
+ * messages of one read leave in one write (see {@link batchRepliesPerRead}).
  *
  * @example
  * ```ts
  * wss.handleUpgrade(req, socket, head, (ws) => new WebSocketConnection(ws, socket, peer, options, heartbeat, log));
  * ```
  */
-export class WebSocketConnection implements Liveness, HeldReader {
+export class WebSocketConnection implements Liveness {
   readonly protocol: ConnectionProtocol;
   /** Set by every message and pong, cleared by the heartbeat's check (see {@link Heartbeat}). */
   alive = true;
@@ -41,8 +39,6 @@ export class WebSocketConnection implements Liveness, HeldReader {
   private readonly resumeBelow: number;
   private saturated = false;
   private writeBlocked = false;
-  /** Paused for the rest of the event loop's turn (see `TurnBudget`). */
-  private heldForTurn = false;
   private readonly onFlushed = () => {
     if (this.writeBlocked && this.ws.bufferedAmount <= this.resumeBelow) {
       this.writeBlocked = false;
@@ -52,12 +48,11 @@ export class WebSocketConnection implements Liveness, HeldReader {
 
   constructor(
     private readonly ws: WebSocket,
-    private readonly socket: Duplex,
+    socket: Duplex,
     private readonly peer: WebSocketPeer,
     private readonly options: ResolvedWebSocketOptions,
     heartbeat: Heartbeat,
     private readonly log: Logger,
-    private readonly turnBudget: TurnBudget = TurnBudget.shared(),
   ) {
     this.pauseAbove = options.maxBufferedBytes >> 1;
     this.resumeBelow = options.maxBufferedBytes >> 2;
@@ -79,7 +74,7 @@ export class WebSocketConnection implements Liveness, HeldReader {
       onSaturated: () => this.setSaturated(true),
       onRelieved: () => this.setSaturated(false),
     });
-    batchRepliesPerRead(socket, () => this.afterRead());
+    batchRepliesPerRead(socket);
     heartbeat.add(ws, this);
     ws.on('message', (data: RawData, isBinary: boolean) => {
       this.alive = true;
@@ -117,25 +112,13 @@ export class WebSocketConnection implements Liveness, HeldReader {
     else ws.send(text);
   }
 
-  /** After a read's messages are handled: past the turn's budget, this socket reads again next turn. */
-  private afterRead(): void {
-    if (this.heldForTurn || !this.turnBudget.holdsAfterRead(this, this.socket.readableLength)) return;
-    this.heldForTurn = true;
-    this.updateReading();
-  }
-
-  resumeAfterTurn(): void {
-    this.heldForTurn = false;
-    this.updateReading();
-  }
-
   private setSaturated(saturated: boolean): void {
     this.saturated = saturated;
     this.updateReading();
   }
 
   private updateReading(): void {
-    const shouldPause = this.saturated || this.writeBlocked || this.heldForTurn;
+    const shouldPause = this.saturated || this.writeBlocked;
     if (shouldPause && !this.ws.isPaused) this.ws.pause();
     else if (!shouldPause && this.ws.isPaused) this.ws.resume();
   }
@@ -148,14 +131,11 @@ export class WebSocketConnection implements Liveness, HeldReader {
  * `writev` instead of one system call each. A chunk holds several messages when the
  * server has fallen behind its clients, so the further behind, the cheaper each reply:
  * a backlog drains instead of feeding itself. A lone message costs what it did: ws
- * corks around each frame it sends anyway. `afterRead` runs once the chunk's replies are out.
+ * corks around each frame it sends anyway.
  */
-function batchRepliesPerRead(socket: Duplex, afterRead: () => void): void {
+function batchRepliesPerRead(socket: Duplex): void {
   socket.prependListener('data', () => socket.cork());
-  socket.on('data', () => {
-    socket.uncork();
-    afterRead();
-  });
+  socket.on('data', () => socket.uncork());
 }
 
 function toBytes(data: RawData): Uint8Array {

@@ -9,11 +9,10 @@ const BEHIND_MS = 20;
 /**
  * How far this process's event loop is behind, read in a few nanoseconds: a timer
  * re-armed every 25 ms (unref'd, so it never keeps the process alive) and how late it
- * is. The answer is how late its last firing was (how long the previous loop turns
- * took) plus how overdue its next firing is (how long the current turn has run past
- * it): a message read now may have waited through both, since a connection read late
- * in one turn is held until the next (`TurnBudget`). Imported from `node:timers` and
- * `node:perf_hooks`, so fake timers in tests do not stop it.
+ * is. The answer is the larger of how late its last firing was (how long the
+ * previous loop turns took: what the messages read now have waited) and how overdue
+ * its next firing is (how long the current turn has run). Imported from `node:timers`
+ * and `node:perf_hooks`, so fake timers in tests do not stop it.
  *
  * @example
  * ```ts
@@ -39,16 +38,7 @@ export class EventLoopLag {
   behindMs(): number {
     if (!this.running) this.start();
     const overdue = performance.now() - this.due;
-    return overdue > 0 ? this.lastLate + overdue : this.lastLate;
-  }
-
-  /**
-   * Milliseconds the gauge's next firing is overdue now: how far the current turn has run past
-   * the moment timers were due (negative while it is not yet due).
-   */
-  overdueMs(): number {
-    if (!this.running) this.start();
-    return performance.now() - this.due;
+    return overdue > this.lastLate ? overdue : this.lastLate;
   }
 
   /** Whether the loop is behind now, or a tick found it more than 20 ms behind within the last `ms`. */
