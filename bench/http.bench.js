@@ -30,7 +30,7 @@ import { Controller, Get, JwtAuthController, createPortcullisApp, principalId } 
 import { serveParent } from './lib/child-rpc.js';
 import { fixedCountLoad } from './lib/http-load.js';
 import { pinProcess, planPinning, watchCore } from './lib/cpu-pinning.js';
-import { median, withSpread } from './lib/measure.js';
+import { median, runPair, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -297,14 +297,10 @@ export async function run({ rounds, count, cases: only, pin = true, serverCpu = 
     for (let r = 0; r < rounds; r++) {
       // Each case runs right beside its baseline and is compared with that run, so the bursts
       // of a shared machine hit both sides of a ratio alike. The order of the pairs rotates every
-      // round, and within a pair the case runs first every other round: the second run of a pair
-      // inherits the first's garbage, which would otherwise always count against the case.
+      // round; within a pair, runPair alternates which runs first.
       for (let i = 0; i < pairs.length; i++) {
         const [, key, baselineKey] = pairs[(i + r) % pairs.length];
-        const caseFirst = r % 2 === 1;
-        const early = caseFirst ? await measure(key) : undefined;
-        const baseline = await measure(baselineKey);
-        const sample = early ?? (await measure(key));
+        const { baseline, sample } = await runPair(r, () => measure(baselineKey), () => measure(key));
         samples[key].rpsRatio.push(sample.rps / baseline.rps);
         samples[key].cpuRatio.push(baseline.cpu / sample.cpu);
         samples[key].cpuOver.push(sample.cpu - baseline.cpu);

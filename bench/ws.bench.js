@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { pinProcess, planPinning, watchCore } from './lib/cpu-pinning.js';
-import { median, withSpread } from './lib/measure.js';
+import { median, runPair, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -106,11 +106,7 @@ async function measureAll(server, scenarios, clients, { rounds, count, watch }) 
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < pairs.length; k++) {
       const s = pairs[(k + r) % pairs.length];
-      // Every other round the scenario runs before its baseline: the second run of a pair
-      // inherits the first's garbage, which would otherwise always count against the scenario.
-      const early = r % 2 === 1 ? await run(prepared.get(s.name)) : undefined;
-      const baseline = await run(prepared.get(s.baseline));
-      const sample = early ?? (await run(prepared.get(s.name)));
+      const { baseline, sample } = await runPair(r, () => run(prepared.get(s.baseline)), () => run(prepared.get(s.name)));
       const p = prepared.get(s.name);
       p.rateRatio.push(sample.rate / baseline.rate);
       p.cpuRatio.push(baseline.cpu / sample.cpu);

@@ -49,6 +49,23 @@ export async function medianMs(fn, { times = 15, warmup = 2 } = {}) {
   return median(samples);
 }
 
+/**
+ * Runs one pair of a paired bench and answers both runs: the baseline first in even rounds, the
+ * case first in odd ones. The second run of a pair pays for the garbage and warm-up the first
+ * left behind, so a fixed order would always count that against the same side.
+ *
+ * @example
+ * const { baseline, sample } = await runPair(round, () => measure('open'), () => measure('jwt'));
+ */
+export async function runPair(round, runBaseline, runCase) {
+  if (round % 2 === 1) {
+    const sample = await runCase();
+    return { baseline: await runBaseline(), sample };
+  }
+  const baseline = await runBaseline();
+  return { baseline, sample: await runCase() };
+}
+
 /** `a / b` rounded to two places, as the tables print ratios. */
 export function ratio(a, b) {
   return Math.round((a / b) * 100) / 100;
