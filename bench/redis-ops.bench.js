@@ -5,9 +5,9 @@
  * sequential awaits, so the rows show what one operation costs end to end. Starts its own
  * redis-server on a free port and stops it.
  *
- * Each round times `count` GETs right before `count` of each operation, so every ratio is a
- * pair measured within a second of each other, and the table prints the median ratio with the
- * range of the rounds' ratios. This process runs on one core (`--server-cpu`, default 1) and
+ * Each round times `count` GETs right beside `count` of each operation (the GETs first in even
+ * rounds, last in odd ones: `runPair`), so every ratio is a pair measured within a second of each
+ * other, and the table prints the median ratio with the range of the rounds' ratios. This process runs on one core (`--server-cpu`, default 1) and
  * redis-server on another (`--generator-cpu`, default 0) with taskset (`--no-pin` turns it off),
  * so neither takes the other's CPU.
  */
@@ -26,7 +26,7 @@ import {
   UdpKeyring,
 } from '@portcullis/core';
 import { pinProcess, planPinning } from './lib/cpu-pinning.js';
-import { median, withSpread } from './lib/measure.js';
+import { median, runPair, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 
 export const title = 'Session operations on Redis, one at a time, beside a raw GET';
@@ -62,15 +62,14 @@ async function sequentialRate(count, inputs, step) {
 /**
  * `rounds` timed rounds after one untimed warm-up round (the first calls of a code path run
  * before the JIT has compiled it). A round makes its inputs untimed with `prepare`, then times
- * `count` calls of `floor` and right after them `count` calls of `step`. Answers the step's and
- * the floor's rates and the ratio of each round.
+ * `count` calls of `floor` and `count` calls of `step` beside them, in the order `runPair` gives
+ * the round. Answers the step's and the floor's rates and the ratio of each round.
  */
 async function pairedRounds(rounds, count, floor, prepare, step) {
   const result = { rates: [], floors: [], ratios: [] };
   for (let r = -1; r < rounds; r++) {
     const inputs = await prepare(count, r);
-    const floorRate = await sequentialRate(count, undefined, floor);
-    const rate = await sequentialRate(count, inputs, step);
+    const { baseline: floorRate, sample: rate } = await runPair(r, () => sequentialRate(count, undefined, floor), () => sequentialRate(count, inputs, step));
     if (r < 0) continue;
     result.rates.push(rate);
     result.floors.push(floorRate);
@@ -143,7 +142,7 @@ export async function run({ rounds = defaults.rounds, count = defaults.count, pi
   const rows = [row('raw node-redis GET (floor)', { rates: floors, floors }, '1'), ...measured.map(([name, m]) => row(name, m, withSpread(m.ratios, 3)))];
   const notes = [
     'one client, one operation at a time (sequential awaits): each row is the latency of one operation, the Redis round trips it takes included',
-    `each round times ${count} GETs, then ${count} of the operation, each from a collected heap; the ratio is the median of ${rounds} rounds' paired ratios (min–max) after a warm-up round; ops/s are medians too, of the operation's rounds and of the GETs timed in them (the floor row: of every round's GETs); sessions and JWTs are made before timing; target ≥ 0.5× the raw GET`,
+    `each round times ${count} GETs and ${count} of the operation beside them (the GETs first in even rounds, last in odd ones), each from a collected heap; the ratio is the median of ${rounds} rounds' paired ratios (min–max) after a warm-up round; ops/s are medians too, of the operation's rounds and of the GETs timed in them (the floor row: of every round's GETs); sessions and JWTs are made before timing; target ≥ 0.5× the raw GET`,
     plan.enabled ? `this process on core ${plan.serverCpu}, redis-server on core ${plan.generatorCpu} (taskset)` : `not pinned: ${plan.warning}`,
     'on one Redis server an upgrade and a revoke are one script (EVALSHA) each, a refresh one script plus its event; each includes its revocation event and the session-inventory update, as in a server',
   ];
