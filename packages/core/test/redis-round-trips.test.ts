@@ -3,8 +3,8 @@
  * own with MONITOR: every request a client sends shows up once, and the commands a script runs
  * inside Redis show up marked `lua`, so they are not requests. An upgrade and a session
  * revocation are one request (their revocation event published by the script); a session
- * refresh is one request answered before the caller goes on, plus its revocation event, sent
- * behind it and not waited for. A `@RateLimit` claim or a lockout count is one request, and keeps
+ * refresh (a connection's too, which names its principal as the owner) is one request answered
+ * before the caller goes on, plus its revocation event, sent behind it and not waited for. A `@RateLimit` claim or a lockout count is one request, and keeps
  * its window semantics.
  */
 import { createClient } from '@keyv/redis';
@@ -164,6 +164,20 @@ describe.runIf(redisUrl !== null && binary !== undefined)('Redis requests per se
 
     const racers = await Promise.allSettled([a.sessions.refresh(session!.refreshToken), b.sessions.refresh(session!.refreshToken), a.sessions.refresh(session!.refreshToken)]);
     expect(racers.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  it('refreshes a connection\'s session, its principal named as the owner, with the same one request; another principal\'s token changes nothing', async () => {
+    const first = await a.sessions.upgrade(a.issuer.issueLoginPair('owner').accessToken);
+    let refused: unknown;
+    const foreign = await wire.requestsDuring(async () => (refused = await a.sessions.refresh(first.refreshToken, 'mallory').catch((error: unknown) => error)));
+    expect(refused).toMatchObject({ code: 'forbidden' });
+    expect(verbs(foreign)).toEqual(['evalsha']);
+    expect(await b.sessions.validate(first.accessToken)).toMatchObject({ id: 'owner' });
+
+    let next!: Awaited<ReturnType<typeof a.sessions.refresh>>;
+    const own = await wire.requestsDuring(async () => (next = await a.sessions.refresh(first.refreshToken, 'owner')));
+    expect(verbs(own)).toEqual(['evalsha', 'publish']);
+    expect(next).toMatchObject({ kind: 'session', session: { principal: { id: 'owner' } } });
   });
 
   it('revokes a session with one request, by either token, exactly once, and tells the other server', async () => {

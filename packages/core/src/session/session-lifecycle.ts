@@ -150,14 +150,15 @@ export class SessionLifecycle {
   private async refreshSession(refreshToken: string, principalId: string | undefined): Promise<RefreshResult> {
     const { pairs, hub, jwts, reuse, logins, security } = this.parts;
     if (!isSessionToken(refreshToken)) throw new TokenError('malformed');
+    const key = sessionKey(refreshToken);
+    const markerMs = security.session.refreshDays * 86_400_000;
+    // The script checks the owner itself, in the same round trip.
+    const scripted = this.parts.scripts === undefined ? undefined : await this.refreshScripted(refreshToken, key, markerMs, principalId, this.parts.scripts);
+    if (scripted !== undefined) return scripted;
     if (principalId !== undefined) {
       const owner = (await pairs.findRefresh(refreshToken))?.principal.id;
       if (owner !== undefined && owner !== principalId) throw notYours();
     }
-    const key = sessionKey(refreshToken);
-    const markerMs = security.session.refreshDays * 86_400_000;
-    const scripted = this.parts.scripts === undefined ? undefined : await this.refreshScripted(refreshToken, key, markerMs, principalId, this.parts.scripts);
-    if (scripted !== undefined) return scripted;
     // The marker is claimed before the pair is taken: of concurrent refreshes on any server one
     // rotates, and every other finds the marker and is answered as a reuse.
     if (!(await reuse.claimSession(key, markerMs))) return this.reusedSession(refreshToken, key, principalId);
@@ -224,7 +225,8 @@ export class SessionLifecycle {
   ): Promise<RefreshResult | undefined> {
     const { pairs, hub, reuse, logger } = this.parts;
     const draft = pairs.draft();
-    const outcome = await scripts.refresh(key, draft, markerMs);
+    const outcome = await scripts.refresh(key, draft, markerMs, principalId);
+    if (outcome.kind === 'foreign') throw notYours();
     if (outcome.kind === 'reused') return this.reusedSession(refreshToken, key, principalId);
     if (outcome.kind === 'unknown') throw new TokenError('revoked', 'token refused: unknown, expired or already used');
     if (outcome.kind === 'revoked') {

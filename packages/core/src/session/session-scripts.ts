@@ -122,14 +122,16 @@ return 0
 /**
  * ARGV: 2 old refresh key, 3 marker TTL, 4 now (s), 5 new access key, 6 new refresh key,
  * 7 sid hex, 8 udp-session entry, 9 access TTL, 10 refresh TTL, 11 accessExpires,
- * 12 refreshExpires, 13 sealed access, 14 now (ms), 15 marker expiry, 16 login TTL.
+ * 12 refreshExpires, 13 sealed access, 14 now (ms), 15 marker expiry, 16 login TTL, 17 the
+ * principal the caller names as the token's owner ('' for none: a connection's refresh names its own).
  * The script runs as one step, so the reuse marker is looked for first and written once, at the
  * end, naming the successor: a refresh that finds it is a reuse, one that does not is the only one.
  * The new records carry the old record's principal as it was stored, byte for byte: the script
  * copies its JSON text (the record starts with it, and the last `,"access":"` ends it: nothing
  * after the principal can hold that text) instead of decoding and encoding it again.
  * Answers `{'ok', old refresh entry, pairs the principal holds}`, `{'revoked', old access key}`,
- * `{'reused'}`, `{'unknown'}`, `{'unreadable'}` or `{'no-epoch'}`.
+ * `{'reused'}`, `{'unknown'}`, `{'unreadable'}`, `{'no-epoch'}` or `{'foreign'}` (another
+ * principal's token: nothing is changed).
  */
 const REFRESH = new RedisScript(`${PRELUDE}
 local marker = key('used-session-refresh', ARGV[2])
@@ -151,6 +153,7 @@ if string.sub(raw, 1, #head) ~= head or not tail or type(record.principal) ~= 't
   return { 'unreadable' }
 end
 local principal = record.principal.id
+if ARGV[17] ~= '' and principal ~= ARGV[17] then return { 'foreign' } end
 local fam = type(record.fam) == 'string' and record.fam or nil
 local verdict, login = lineage(tonumber(ARGV[4]), principal, fam)
 if verdict == 'no-epoch' then return { verdict } end
@@ -211,7 +214,7 @@ export type ScriptedUpgrade =
 export type ScriptedRefresh =
   | { readonly kind: 'rotated'; readonly record: RefreshRecord; readonly pairsHeld: number }
   | { readonly kind: 'revoked'; readonly replacedAccessKey: string }
-  | { readonly kind: 'reused' | 'unknown' | 'unreadable' | 'no-epoch' };
+  | { readonly kind: 'reused' | 'unknown' | 'unreadable' | 'no-epoch' | 'foreign' };
 
 /**
  * Runs the session scripts. `SessionLifecycle` uses it when the store offers scripts.
@@ -290,8 +293,9 @@ export class SessionScripts {
    * If the refresh token under `refresh` is unused: takes its pair and stores the drafted pair in
    * its place (same principal and family), marks the token used with its successor and notes the
    * refresh in the login's record. A pair whose lineage was revoked is taken and not replaced.
+   * With `owner`, a token of another principal is answered `foreign` and changes nothing.
    */
-  async refresh(refresh: string, draft: PairDraft, markerMs: number): Promise<ScriptedRefresh> {
+  async refresh(refresh: string, draft: PairDraft, markerMs: number, owner: string | undefined): Promise<ScriptedRefresh> {
     const now = Date.now();
     const { accessMs, refreshMs } = this.lifetimes;
     const reply = (await this.scripts.run(REFRESH, [
@@ -310,10 +314,11 @@ export class SessionScripts {
       String(now),
       String(now + markerMs),
       String(this.logins.ttlMs),
+      owner ?? '',
     ])) as [string, string?, number?];
     if (reply[0] === 'ok') return { kind: 'rotated', record: (JSON.parse(reply[1]!) as { value: RefreshRecord }).value, pairsHeld: Number(reply[2]) };
     if (reply[0] === 'revoked') return { kind: 'revoked', replacedAccessKey: reply[1]! };
-    return { kind: reply[0] as 'reused' | 'unknown' | 'unreadable' | 'no-epoch' };
+    return { kind: reply[0] as 'reused' | 'unknown' | 'unreadable' | 'no-epoch' | 'foreign' };
   }
 
   /** Takes the pair of a session token's key, either token of it, and announces it; answers the pair's access key. */
