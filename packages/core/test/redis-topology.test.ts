@@ -1,7 +1,8 @@
 /**
  * What the cluster and sentinel topologies add beyond the contract suites (which run on all
- * three): keys spread over a cluster's primaries, revocations on sharded pub/sub, and a
- * Sentinel failover while requests flow, on a password-protected set of this file's own.
+ * three): keys spread over a cluster's primaries, revocations on sharded pub/sub, which
+ * topology runs the session scripts, and a Sentinel failover while requests flow (every answer
+ * given meanwhile checked), on a password-protected set of this file's own.
  */
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@keyv/redis';
@@ -39,6 +40,10 @@ describe.skipIf(!cluster)(skipped('Redis Cluster', !!cluster), () => {
     b = await a.twin();
   });
   afterAll(async () => a.close());
+
+  it('runs the session operations step by step: one operation\'s keys span hash slots', () => {
+    expect(a.stores.cache.scripts).toBeUndefined();
+  });
 
   it('spreads the sessions of one fleet over every primary', async () => {
     for (let i = 0; i < 30; i++) await a.sessions.upgrade(a.issuer.issueLoginPair(`spread-${i}`).accessToken);
@@ -82,6 +87,10 @@ describe.skipIf(!binary)(skipped('Sentinel failover during traffic', !!binary), 
     await set?.stop();
   });
 
+  it('runs the session operations as one script each, as on a single server', () => {
+    expect(h.stores.cache.scripts).toBeDefined();
+  });
+
   it('serves again within 10 s of the primary being killed; revoked stays revoked, written before stays valid', async () => {
     const kept = await Promise.all(Array.from({ length: 20 }, (_, i) => h.sessions.upgrade(h.issuer.issueLoginPair(`kept-${i}`).accessToken)));
     const revoked = await Promise.all(Array.from({ length: 20 }, (_, i) => h.sessions.upgrade(h.issuer.issueLoginPair(`gone-${i}`).accessToken)));
@@ -95,13 +104,19 @@ describe.skipIf(!binary)(skipped('Sentinel failover during traffic', !!binary), 
     expect(await primary.sendCommand(['WAIT', '1', '2000'])).toBe(1);
     primary.destroy();
 
+    // Every answer given during the failover must be right: unavailable is allowed, a revoked
+    // session answered valid or a kept one answered invalid is not.
     let stop = false;
     let served = 0;
+    const wrong: string[] = [];
     const traffic = (async () => {
-      while (!stop) {
+      for (let i = 0; !stop; i++) {
+        const keptOne = kept[i % kept.length]!;
+        const revokedOne = revoked[i % revoked.length]!;
         try {
-          await h.sessions.validate(kept[served % kept.length]!.accessToken);
-          served++;
+          if ((await h.sessions.validate(keptOne.accessToken)) === undefined) wrong.push(`kept ${i} answered invalid`);
+          else served++;
+          if ((await h.sessions.validate(revokedOne.accessToken)) !== undefined) wrong.push(`revoked ${i} answered valid`);
         } catch {
           // unavailable during the failover
         }
@@ -122,9 +137,13 @@ describe.skipIf(!binary)(skipped('Sentinel failover during traffic', !!binary), 
         await new Promise((r) => setTimeout(r, 50));
       }
     }
+    // Validation traffic goes on after the failover, not only the upgrade that found Redis back.
+    const servedAfter = served;
+    await expect.poll(() => served, { timeout: 5000 }).toBeGreaterThan(servedAfter + 10);
     stop = true;
     await traffic;
     expect(backAfterMs).toBeLessThan(10_000);
+    expect(wrong).toEqual([]);
 
     for (const session of kept) expect(await h.sessions.validate(session.accessToken)).toMatchObject({ id: expect.stringMatching(/^kept-/) });
     for (const session of revoked) expect(await h.sessions.validate(session.accessToken)).toBeUndefined();
