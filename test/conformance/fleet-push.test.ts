@@ -1,17 +1,41 @@
 /**
  * Push to a principal across a fleet: two servers on one Redis, the principal's
- * WebSocket and TCP connections on server B, the push made on server A.
+ * WebSocket and TCP connections on server B, the push made on server A; on a single
+ * Redis server, a cluster (sharded pub/sub) and a sentinel set.
  */
-import { createClient } from '@keyv/redis';
+import { createClient, createCluster, createSentinel } from '@keyv/redis';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createRedisTestStack, type TestStack } from '@portcullis/core/testing';
+import { redisTopologies, type RedisUnderTest } from '../support/redis-topologies.js';
 import { TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, wsDriver, type RealtimeClient } from './support/transport-drivers.js';
 
 const redisUrl = inject('redisUrl');
 const isPush = (frame: unknown) => (frame as { type?: string } | null)?.type === 'event';
 
-describe.skipIf(!redisUrl)('push to a principal on every server of a Redis fleet', () => {
+/**
+ * A client of the topology's own, publishing as a server of the fleet does: on a cluster with
+ * sharded pub/sub (`SPUBLISH`), elsewhere with `PUBLISH` on the primary.
+ */
+async function rawPublisher({ name, env }: RedisUnderTest): Promise<{ publish(channel: string, message: string): Promise<unknown>; close(): Promise<unknown> }> {
+  const nodes = (env.SVC__PERSISTENCE__CACHE__NODES ?? '').split(',').map((node) => {
+    const [host, port] = node.split(':');
+    return { host: host!, port: Number(port) };
+  });
+  if (name === 'cluster') {
+    const cluster = createCluster({ rootNodes: nodes.map((socket) => ({ socket })) });
+    cluster.on('error', () => {});
+    await cluster.connect();
+    return { publish: (channel, message) => cluster.sPublish(channel, message), close: () => cluster.close() };
+  }
+  const client = name === 'sentinel' ? createSentinel({ name: 'mymaster', sentinelRootNodes: nodes }) : createClient({ url: redisUrl! });
+  client.on('error', () => {});
+  await client.connect();
+  return { publish: (channel, message) => client.publish(channel, message), close: () => client.close() };
+}
+
+describe.skipIf(!redisUrl).each(redisTopologies())('push to a principal on every server of a Redis fleet ($name)', (topology) => {
+  const { env } = topology;
   let serverA: TestStack;
   let serverB: TestStack;
   const ws = wsDriver();
@@ -26,8 +50,8 @@ describe.skipIf(!redisUrl)('push to a principal on every server of a Redis fleet
   };
 
   beforeEach(async () => {
-    serverA = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal] });
-    serverB = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], keyPrefix: serverA.keyPrefix });
+    serverA = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], env });
+    serverB = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], keyPrefix: serverA.keyPrefix, env });
     await ws.start(serverB);
     await tcp.start(serverB);
   });
@@ -81,9 +105,7 @@ describe.skipIf(!redisUrl)('push to a principal on every server of a Redis fleet
 
   it('reads the documented push message from the channel and ignores malformed ones, staying up', async () => {
     const aliceWs = await connect(ws, await serverB.session('alice'));
-    const raw = createClient({ url: redisUrl! });
-    raw.on('error', () => {});
-    await raw.connect();
+    const raw = await rawPublisher(topology);
     try {
       const channel = `${serverA.keyPrefix}:revocations`;
       for (const junk of ['not json', '{"o":"x","p":7,"f":{"type":"event"}}', '{"o":"x","p":"alice"}', 'null', '{"p":"alice","f":1}']) {

@@ -1,11 +1,13 @@
 /**
  * The one conformance suite of shield and protocol cases, run against WebSocket,
  * TCP and UDP through a driver per transport; then the fleet cases on two servers
- * sharing one Redis (skipped, loudly, when no redis-server is installed outside CI).
+ * sharing one Redis, on a single server, a cluster and a sentinel set (skipped, loudly,
+ * when no redis-server is installed outside CI).
  */
 import { JwtTokenIssuer } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
+import { redisTopologies } from '../support/redis-topologies.js';
 import { SECRET_DETAIL, TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, udpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
 
@@ -181,7 +183,7 @@ describe.each(drivers)('%s transport conformance', (_name, makeDriver) => {
   });
 });
 
-describe.skipIf(!redisUrl)('fleet on one Redis', () => {
+describe.skipIf(!redisUrl).each(redisTopologies())('fleet on one Redis ($name)', ({ env }) => {
   describe.each(drivers)('%s transport', (_name, makeDriver) => {
     let serverA: TestStack;
     let serverB: TestStack;
@@ -189,8 +191,8 @@ describe.skipIf(!redisUrl)('fleet on one Redis', () => {
     let client: RealtimeClient | undefined;
 
     beforeEach(async () => {
-      serverA = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal] });
-      serverB = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], keyPrefix: serverA.keyPrefix });
+      serverA = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], env });
+      serverB = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], keyPrefix: serverA.keyPrefix, env });
       driver = makeDriver();
       await driver.start(serverA);
     });

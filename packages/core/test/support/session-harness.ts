@@ -15,7 +15,6 @@ import {
   type SigningKey,
 } from '@portcullis/core';
 import { createMemoryTestStack, createRedisTestStack, type TestStackOptions } from '@portcullis/core/testing';
-import { inject } from 'vitest';
 
 export type ProviderName = 'inmemory' | 'redis';
 
@@ -74,22 +73,4 @@ export function claimsOf(harness: SessionHarness, token: string, type: 'access' 
   return result.claims;
 }
 
-/** One Redis topology the run provides: its name and the settings that select it. */
-export interface RedisUnderTest {
-  readonly name: 'single' | 'cluster' | 'sentinel';
-  readonly env: Readonly<Record<string, string>>;
-}
-
-/**
- * The Redis topologies the global setup started: a single server, a 3-primary cluster and a
- * sentinel set (all three, or none when redis-server is missing outside CI).
- */
-export function redisTopologies(): RedisUnderTest[] {
-  const cluster = inject('redisClusterNodes');
-  const sentinels = inject('redisSentinelNodes');
-  const topologies: RedisUnderTest[] = [];
-  if (inject('redisUrl')) topologies.push({ name: 'single', env: {} });
-  if (cluster) topologies.push({ name: 'cluster', env: { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'cluster', SVC__PERSISTENCE__CACHE__NODES: cluster } });
-  if (sentinels) topologies.push({ name: 'sentinel', env: { SVC__PERSISTENCE__CACHE__TOPOLOGY: 'sentinel', SVC__PERSISTENCE__CACHE__NODES: sentinels } });
-  return topologies;
-}
+export { redisTopologies, type RedisUnderTest } from '../../../../test/support/redis-topologies.js';
