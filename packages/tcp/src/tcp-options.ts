@@ -40,7 +40,7 @@ export { DEFAULT_AUTH_TIMEOUT_MS };
  * @throws TypeError for a limit that is not a positive integer.
  * @example
  * ```ts
- * resolveTcpOptions({ dispatcher }).authTimeoutMs; // 5000
+ * resolveTcpOptions({ dispatcher, registry }).authTimeoutMs; // 5000
  * ```
  */
 export function resolveTcpOptions(options: TcpTransportOptions): ResolvedTcpOptions {

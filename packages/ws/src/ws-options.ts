@@ -46,7 +46,7 @@ export interface ResolvedWebSocketOptions extends ResolvedConnectionTransportOpt
  *
  * @example
  * ```ts
- * attachWebSocketTransport(http, { dispatcher, maxPayload: DEFAULT_WS_MAX_PAYLOAD / 4 });
+ * attachWebSocketTransport(http, { dispatcher, registry, maxPayload: DEFAULT_WS_MAX_PAYLOAD / 4 });
  * ```
  */
 export const DEFAULT_WS_MAX_PAYLOAD = 64 * 1024;
@@ -56,7 +56,7 @@ export const DEFAULT_WS_MAX_PAYLOAD = 64 * 1024;
  *
  * @example
  * ```ts
- * attachWebSocketTransport(http, { dispatcher, heartbeatIntervalMs: DEFAULT_HEARTBEAT_INTERVAL_MS / 2 });
+ * attachWebSocketTransport(http, { dispatcher, registry, heartbeatIntervalMs: DEFAULT_HEARTBEAT_INTERVAL_MS / 2 });
  * ```
  */
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
@@ -67,7 +67,7 @@ export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
  * @throws TypeError for a path without a leading `/`, or a limit that is not a positive integer.
  * @example
  * ```ts
- * resolveWebSocketOptions({ dispatcher }).maxPayload; // 65536
+ * resolveWebSocketOptions({ dispatcher, registry }).maxPayload; // 65536
  * ```
  */
 export function resolveWebSocketOptions(options: WebSocketTransportOptions): ResolvedWebSocketOptions {
