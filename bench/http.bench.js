@@ -30,7 +30,7 @@ import { Controller, Get, JwtAuthController, createPortcullisApp, principalId } 
 import { serveParent } from './lib/child-rpc.js';
 import { fixedCountLoad } from './lib/http-load.js';
 import { pinProcess, planPinning, watchCore } from './lib/cpu-pinning.js';
-import { median, runPair, withSpread } from './lib/measure.js';
+import { median, runPair, verdict, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -337,7 +337,7 @@ export async function run({ rounds, count, cases: only, pin = true, serverCpu = 
     }
     const jwt = samples.portcullis;
     if (paired.has('portcullis')) {
-      notes.push(`Target "@JwtShield ≥ 0.95× the same route unshielded": req/s ratio ${withSpread(jwt.rpsRatio, 2)}, CPU-bound ratio ${withSpread(jwt.cpuRatio, 2)}, server CPU over baseline ${withSpread(jwt.cpuOver, 1)} µs per request.`);
+      notes.push(`Target "@JwtShield ≥ 0.95× the same route unshielded": req/s ratio ${withSpread(jwt.rpsRatio, 2)} (${verdict(jwt.rpsRatio, { atLeast: 0.95 })}), CPU-bound ratio ${withSpread(jwt.cpuRatio, 2)}, server CPU over baseline ${withSpread(jwt.cpuOver, 1)} µs per request.`);
     }
     if (!only || only.includes('login')) {
       const login = await loginTimes(`http://127.0.0.1:${ports.login}`, 15);

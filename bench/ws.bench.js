@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { pinProcess, planPinning, watchCore } from './lib/cpu-pinning.js';
-import { median, runPair, withSpread } from './lib/measure.js';
+import { median, runPair, verdict, withSpread } from './lib/measure.js';
 import { findRedisServer, startRedis } from './lib/redis.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -180,7 +180,7 @@ export async function run({ rounds, count, pin = true, serverCpu = 1, generatorC
           'CPU over baseline µs/msg': paired ? withSpread(r.cpuOver, 2) : '–',
           'CPU-bound ratio to baseline': paired ? withSpread(r.cpuRatio, 2) : '–',
         });
-        if (s.name.startsWith('@SessionShield')) targets.push(`${s.name.slice('@SessionShield gate, '.length)}, ${clients} client${clients === 1 ? '' : 's'}: ${withSpread(r.cpuOver, 2)} µs/msg, msg/s ratio ${withSpread(r.rateRatio, 2)}`);
+        if (s.name.startsWith('@SessionShield')) targets.push(`${s.name.slice('@SessionShield gate, '.length)}, ${clients} client${clients === 1 ? '' : 's'}: ${withSpread(r.cpuOver, 2)} µs/msg (${verdict(r.cpuOver, { atMost: 1 })}), msg/s ratio ${withSpread(r.rateRatio, 2)}`);
       }
     }
     const memory = await memoryPerConnection(server, ports.inmemory, 5000);
