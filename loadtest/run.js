@@ -5,7 +5,7 @@
  *
  *   (a) ws     N authenticated WebSocket clients sending `move` (in-memory store, then Redis), after
  *              the control: a bare `ws` server with no authentication, driven and pinned the same way;
- *              provider `redis-fleet` (not run unless named in --providers) spreads the clients over
+ *              provider `redis-fleet` (in the default list since 2026-11-29) spreads the clients over
  *              --fleet-servers (3) server processes on one Redis and reports each one's CPU and the total
  *   (b) storm  a login storm at bcrypt cost 11, event-loop delay measured in the server
  *   (c) soak   minutes of moderate load, RSS / heap / handles sampled, growth slope fitted
@@ -71,7 +71,7 @@ const OPTIONS = {
   clients: ['LOADTEST_CLIENTS', 5000, Number],
   duration: ['LOADTEST_DURATION_S', 60, Number],
   rate: ['LOADTEST_RATE', 4, Number],
-  providers: ['LOADTEST_PROVIDERS', 'control,inmemory,redis', String],
+  providers: ['LOADTEST_PROVIDERS', 'control,inmemory,redis,redis-fleet', String],
   'fleet-servers': ['LOADTEST_FLEET_SERVERS', 3, Number],
   logins: ['LOADTEST_LOGINS', 200, Number],
   'storm-rounds': ['LOADTEST_STORM_ROUNDS', 1, Number],
