@@ -1,6 +1,6 @@
 /**
- * The account store contract, one suite run against the memory, Redis and PostgreSQL
- * stores: look-ups by normalised name and email, one winner of concurrent signups, and
+ * The account store contract, one suite run against the memory, Redis (single server,
+ * cluster and sentinel set) and PostgreSQL stores: look-ups by normalised name and email, one winner of concurrent signups, and
  * (for the durable ones) an account that outlives a restart of the cache. The Redis and
  * PostgreSQL servers are real ones (test/support).
  */
@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { container as rootContainer } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ACCOUNT_STORE, loadConfig, PortcullisError, registerPortcullis, silentLoggerFactory, type AccountStore, type PortcullisRegistration } from '@portcullis/core';
+import { ACCOUNT_STORE, loadConfig, PortcullisError, registerPortcullis, silentLoggerFactory, type AccountStore } from '@portcullis/core';
+import { createRedisTestStack } from '@portcullis/core/testing';
 import { InMemoryAccountStore } from '../src/account/in-memory-account-store.js';
 import { PostgresAccountStore } from '../src/account/postgres-account-store.js';
 import { RedisAccountStore } from '../src/account/redis-account-store.js';
@@ -22,6 +23,8 @@ import { startRedisServer, type RedisServer } from '../../../test/support/redis-
 
 const redisUrl = inject('redisUrl');
 const clusterNodes = inject('redisClusterNodes');
+const sentinelNodes = inject('redisSentinelNodes');
+const hostPorts = (nodes: string) => nodes.split(',').map((node) => ({ host: node.split(':')[0]!, port: Number(node.split(':')[1]) }));
 const postgresUrl = inject('postgresUrl');
 const hash = '$2b$04$abcdefghijklmnopqrstuuN6nSqKq6Yp5y1vQY6x8j1wqvJm7x0qa';
 
@@ -62,14 +65,13 @@ async function openRedisStore(url: string, keyPrefix: string, target: Omit<Redis
   return store;
 }
 
-/** One server: `registerPortcullis` with these persistence settings, ready. */
-async function startServer(persistence: Record<string, unknown>): Promise<{ accounts: AccountStore; registration: PortcullisRegistration }> {
-  const config = loadConfig({ env: {}, tree: { svc: { security: { mode: 'jwt', key: Buffer.alloc(32, 3).toString('base64'), password: { 'work-factor': 4 } }, persistence } } });
-  const container = rootContainer.createChildContainer();
-  const registration = registerPortcullis(container, { config, loggers: silentLoggerFactory, stores: { keyPrefix: `test-${randomUUID()}` } });
-  cleanups.push(() => registration.close());
-  await registration.ready();
-  return { accounts: container.resolve(ACCOUNT_STORE), registration };
+/** One server: a Redis test stack on `cacheUrl` keeping its accounts in the PostgreSQL database at `accountsUrl`. */
+async function startServer(cacheUrl: string, accountsUrl: string): Promise<{ accounts: AccountStore; close(): Promise<void> }> {
+  const stack = await createRedisTestStack(cacheUrl, { env: { SVC__PERSISTENCE__ACCOUNTS__PROVIDER: 'postgres', SVC__PERSISTENCE__ACCOUNTS__URL: accountsUrl } });
+  let closed: Promise<void> | undefined;
+  const close = () => (closed ??= stack.close());
+  cleanups.push(close);
+  return { accounts: stack.container.resolve(ACCOUNT_STORE), close };
 }
 
 /** Whether a key written to the Redis at `url` before `restart` is still there after it. */
@@ -108,10 +110,12 @@ const backends: Backend[] = [
     name: 'Redis Cluster',
     available: clusterNodes !== null,
     open: () =>
-      openRedisStore('redis://127.0.0.1', `test-${randomUUID()}`, {
-        topology: 'cluster',
-        nodes: clusterNodes!.split(',').map((node) => ({ host: node.split(':')[0]!, port: Number(node.split(':')[1]) })),
-      }),
+      openRedisStore('redis://127.0.0.1', `test-${randomUUID()}`, { topology: 'cluster', nodes: hostPorts(clusterNodes!) }),
+  },
+  {
+    name: 'Redis Sentinel',
+    available: sentinelNodes !== null,
+    open: () => openRedisStore('redis://127.0.0.1', `test-${randomUUID()}`, { topology: 'sentinel', nodes: hostPorts(sentinelNodes!) }),
   },
   {
     name: 'PostgreSQL',
@@ -124,15 +128,15 @@ const backends: Backend[] = [
     },
     async openRestartable() {
       const cache = await redisServer(false);
-      const persistence = { cache: { provider: 'redis', url: cache.url }, accounts: { provider: 'postgres', url: await createDatabase(postgresUrl!) } };
-      const first = await startServer(persistence);
+      const accountsUrl = await createDatabase(postgresUrl!);
+      const first = await startServer(cache.url, accountsUrl);
       return {
         store: first.accounts,
         async restartCache() {
-          await first.registration.close();
+          await first.close();
           // The cache is a Redis without persistence: its restart loses everything it held.
           expect(await survivesRestart(cache.url, () => cache.restart())).toBe(false);
-          return (await startServer(persistence)).accounts;
+          return (await startServer(cache.url, accountsUrl)).accounts;
         },
       };
     },
