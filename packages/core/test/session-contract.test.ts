@@ -7,6 +7,8 @@ import { PortcullisError, sessionKey, TokenError, udpSessionId } from '@portcull
 import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
 import type { CredentialsRevoked } from '../src/contracts/sessions.js';
+import { UdpKeyring } from '../src/key/udp-keyring.js';
+import { SessionPairStore } from '../src/session/session-pair-store.js';
 import { openTokenWith } from '../src/session/token-seal.js';
 import { claimsOf, createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
@@ -165,6 +167,18 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
       }
       expect(await indexed(next.session)).toBe(true);
       expect(await h.sessions.validateSid(sidOf(next.session))).toMatchObject({ id: 'alice' });
+    });
+
+    it('reads many sessions by UDP sid at once (near-cache renewals), in order, an unknown or revoked sid answering nothing', async () => {
+      const sidOf = (session: { accessToken: string }) => udpSessionId(session.accessToken).toString('hex');
+      const pairs = new SessionPairStore(h.stores.cache, { accessMs: 3_600_000, refreshMs: 86_400_000 }, new UdpKeyring(Buffer.alloc(32, 1)));
+      const kept = await h.sessions.upgrade(login('erin').accessToken);
+      const gone = await h.sessions.upgrade(login('frank').accessToken);
+      const other = await h.sessions.upgrade(login('gina').accessToken);
+      await h.sessions.revoke(gone.accessToken);
+      const records = await pairs.findAccessBySidMany([sidOf(kept), '0'.repeat(32), sidOf(gone), sidOf(other)]);
+      expect(records.map((r) => r?.principal.id)).toEqual(['erin', undefined, undefined, 'gina']);
+      expect(await pairs.findAccessBySidMany([])).toEqual([]);
     });
   });
 

@@ -49,6 +49,10 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     const findAccessMany = pairs.findAccessMany.bind(pairs);
     vi.spyOn(pairs, 'findAccess').mockImplementation((token) => slowly(1, () => findAccess(token)));
     vi.spyOn(pairs, 'findAccessMany').mockImplementation((many) => slowly(many.length, () => findAccessMany(many)));
+    const findAccessBySid = pairs.findAccessBySid.bind(pairs);
+    const findAccessBySidMany = pairs.findAccessBySidMany.bind(pairs);
+    vi.spyOn(pairs, 'findAccessBySid').mockImplementation((sid) => slowly(1, () => findAccessBySid(sid)));
+    vi.spyOn(pairs, 'findAccessBySidMany').mockImplementation((many) => slowly(many.length, () => findAccessBySidMany(many)));
     checks = new CredentialChecks(pairs, jwts, { sessionMs: NEAR_CACHE_MS, jwtMs: 0 }, () => true);
   });
 
@@ -92,6 +96,47 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     expect(reads.sessions).toBeLessThan(messages / 10);
     // ...gathered into store reads of many sessions each, not one round trip per session.
     expect(reads.started).toBeLessThan(reads.sessions / 8);
+  });
+
+  it('does the same for sessions named by their UDP sid, as authenticated datagrams name them', async () => {
+    // A session's sid is the first 16 bytes of the digest its store key spells.
+    const sids = tokens.map((token) => Buffer.from(sessionKey(token), 'base64url').toString('hex', 0, 16));
+    const datagramRound = () => {
+      let synchronous = 0;
+      const misses: Promise<Principal | undefined>[] = [];
+      for (const sid of sids) {
+        if (checks.peekSid(sid) !== undefined) synchronous++;
+        else misses.push(checks.validateSid(sid));
+      }
+      return { synchronous, refused: Promise.all(misses).then((answers) => answers.filter((p) => p === undefined).length) };
+    };
+    const warm = datagramRound();
+    await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);
+    expect(await warm.refused).toBe(0);
+    Object.assign(reads, { started: 0, sessions: 0, maxInFlight: reads.inFlight });
+
+    const rounds = 300;
+    let synchronous = 0;
+    for (let round = 0; round < rounds; round++) {
+      const answer = datagramRound();
+      synchronous += answer.synchronous;
+      await vi.advanceTimersByTimeAsync(TICK_MS);
+      expect(await answer.refused).toBe(0);
+    }
+    expect(synchronous).toBe(rounds * SESSIONS);
+    expect(reads.maxInFlight).toBeLessThanOrEqual(4);
+    const renewals = (rounds * TICK_MS) / (NEAR_CACHE_MS * 0.3);
+    expect(reads.sessions).toBeLessThanOrEqual(SESSIONS * (renewals + 1));
+    expect(reads.started).toBeLessThan(reads.sessions / 8);
+
+    // A session the store no longer has is dropped at its renewal.
+    await pairs.revokeByAccess(tokens[0]!);
+    let seen: Principal | undefined = principal('x');
+    for (let t = 0; t < NEAR_CACHE_MS && seen !== undefined; t += TICK_MS) {
+      seen = checks.peekSid(sids[0]!);
+      await vi.advanceTimersByTimeAsync(TICK_MS);
+    }
+    expect(seen).toBeUndefined();
   });
 
   it('sends every waiting renewal when its timer fires, not one read per firing', async () => {

@@ -2,6 +2,7 @@ import { isSessionToken } from '@portcullis/protocol';
 import type { Principal } from '../contracts/principal.js';
 import type { RevocationEvent } from '../contracts/sessions.js';
 import type { JwtClaims } from '../contracts/tokens.js';
+import { BackgroundRenewals } from './background-renewals.js';
 import { CoalescedLookups } from './coalesced-lookups.js';
 import { GatheredReads } from './gathered-reads.js';
 import type { JwtInvalidation } from './jwt-invalidation.js';
@@ -12,28 +13,16 @@ import type { SessionPairStore } from './session-pair-store.js';
 import type { AccessRecord } from './session-record.js';
 import { sessionKey } from './session-token.js';
 
-/** A renewal waits this long for others to share its store read; far less than the renewal lead (half the near-cache lifetime). */
-const RENEWAL_GATHER_MS = 20;
-/** Sessions renewed by one store read (one MGET on Redis), at most. */
-const RENEWAL_BATCH = 256;
 /** Sessions missing the near cache in one event-loop turn that share one store read, at most. */
 const MISS_BATCH = 64;
-/**
- * Renewal reads in flight at once, at most: 4,096 sessions. A server far behind fires its
- * timers once per long loop turn and reads each answer a turn later, so this is how many
- * sessions it can renew per two turns.
- */
-const MAX_RENEWAL_READS = 16;
-/** Entries waiting for a renewal, at most; past that a later read asks again. */
-const MAX_QUEUED_RENEWALS = 16_384;
 
 /**
  * The read side of sessions: the per-message checks of a session token and of a
  * JWT's invalidation, with this process's near caches in front of the store. A
  * verdict is cached only when fleet events are flowing (`live`) and no revocation that
  * names its session or principal arrived while it was read (nor a gap); {@link forget}
- * drops what a revocation names. A session in use is read again in the background
- * before its near-cache entry ends, gathered for a few milliseconds into one store read
+ * drops what a revocation names. A session in use (by token, or by UDP `sid`) is read
+ * again in the background before its near-cache entry ends, gathered for a few milliseconds into one store read
  * for many sessions, a bounded number of reads at a time, so sessions that connected
  * together do not all fall out of the cache, and back onto the store, together: the
  * per-message check stays a Map lookup, and 5,000 sessions cost a few dozen store reads
@@ -62,9 +51,8 @@ export class CredentialChecks {
   private readonly revocations = new RecentRevocations();
   /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
   private jwtGeneration = 0;
-  private renewalReads = 0;
-  private renewalTimer: NodeJS.Timeout | undefined;
-  private readonly queuedRenewals = new Set<string>();
+  private readonly renewals = new BackgroundRenewals((tokens) => this.renewTokens(tokens));
+  private readonly sidRenewals = new BackgroundRenewals((sids) => this.renewSids(sids));
 
   constructor(
     private readonly pairs: SessionPairStore,
@@ -78,8 +66,8 @@ export class CredentialChecks {
     } else {
       this.findAccess = (token) => pairs.findAccess(token);
     }
-    this.near = new SessionNearCache(nearCache.sessionMs, undefined, (token) => this.renew(token));
-    this.nearBySid = new SessionNearCache(nearCache.sessionMs);
+    this.near = new SessionNearCache(nearCache.sessionMs, undefined, (token) => this.renewals.offer(token));
+    this.nearBySid = new SessionNearCache(nearCache.sessionMs, undefined, (sid) => this.sidRenewals.offer(sid));
     this.jwtNear = new JwtNearCache(nearCache.jwtMs);
   }
 
@@ -196,7 +184,8 @@ export class CredentialChecks {
 
   /** Empties both near caches. */
   clear(): void {
-    this.queuedRenewals.clear();
+    this.renewals.clear();
+    this.sidRenewals.clear();
     this.near.clear();
     this.nearBySid.clear();
     this.jwtNear.clear();
@@ -211,60 +200,34 @@ export class CredentialChecks {
     return since !== this.revocations.generation && this.revocations.mayHaveRevoked(since, sessionKey(token), principalId);
   }
 
-  /** Takes a session in use to be read again before its entry ends; false when the queue is full. */
-  private renew(token: string): boolean {
-    if (this.queuedRenewals.size >= MAX_QUEUED_RENEWALS) return false;
-    this.queuedRenewals.add(token);
-    this.scheduleRenewals();
-    return true;
-  }
-
-  private scheduleRenewals(): void {
-    if (this.renewalTimer !== undefined || this.renewalReads >= MAX_RENEWAL_READS || this.queuedRenewals.size === 0) return;
-    this.renewalTimer = setTimeout(() => {
-      this.renewalTimer = undefined;
-      this.renewQueued();
-    }, RENEWAL_GATHER_MS);
-    this.renewalTimer.unref();
-  }
-
-  /** Sends every queued renewal, a read per {@link RENEWAL_BATCH} sessions, as many reads as may be in flight. */
-  private renewQueued(): void {
-    while (this.renewalReads < MAX_RENEWAL_READS && this.queuedRenewals.size > 0) this.renewBatch();
-  }
-
-  private renewBatch(): void {
-    const tokens: string[] = [];
-    for (const token of this.queuedRenewals) {
-      tokens.push(token);
-      this.queuedRenewals.delete(token);
-      if (tokens.length === RENEWAL_BATCH) break;
-    }
-    if (tokens.length === 0) return;
-    this.renewalReads++;
+  /** Reads sessions in use again by token (one batch of {@link BackgroundRenewals}) and renews or drops their entries. */
+  private async renewTokens(tokens: string[]): Promise<void> {
     const since = this.revocations.generation;
     const readAt = Date.now();
-    this.pairs
-      .findAccessMany(tokens)
-      .then(
-        (records) => {
-          if (!this.live()) return;
-          for (let i = 0; i < tokens.length; i++) {
-            const token = tokens[i]!;
-            const record = records[i];
-            if (record === undefined) this.near.drop(token);
-            // A revocation of this session during the read may predate it: keep nothing (the entry ends on its own).
-            // A record never changes under its token, so a live entry only lives longer: nothing new
-            // outlives the read (renewing 5,000 sessions every few seconds must not feed the old generation).
-            else if (!this.overlapsRevocation(since, token, record.principal.id)) this.near.renew(token, record.principal, record.accessExpires, readAt);
-          }
-        },
-        // The entries end on their own; the first read after that asks the store and fails closed.
-        () => undefined,
-      )
-      .finally(() => {
-        this.renewalReads--;
-        this.scheduleRenewals();
-      });
+    const records = await this.pairs.findAccessMany(tokens);
+    if (!this.live()) return;
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i]!;
+      const record = records[i];
+      if (record === undefined) this.near.drop(token);
+      // A revocation of this session during the read may predate it: keep nothing (the entry ends on its own).
+      // A record never changes under its token, so a live entry only lives longer: nothing new
+      // outlives the read (renewing 5,000 sessions every few seconds must not feed the old generation).
+      else if (!this.overlapsRevocation(since, token, record.principal.id)) this.near.renew(token, record.principal, record.accessExpires, readAt);
+    }
+  }
+
+  /** {@link renewTokens} for sessions named by their UDP `sid`: any revocation during the read keeps nothing, as in {@link validateSid}. */
+  private async renewSids(sids: string[]): Promise<void> {
+    const since = this.revocations.generation;
+    const readAt = Date.now();
+    const records = await this.pairs.findAccessBySidMany(sids);
+    if (!this.live()) return;
+    for (let i = 0; i < sids.length; i++) {
+      const sid = sids[i]!;
+      const record = records[i];
+      if (record === undefined) this.nearBySid.drop(sid);
+      else if (since === this.revocations.generation) this.nearBySid.renew(sid, record.principal, record.accessExpires, readAt);
+    }
   }
 }

@@ -142,6 +142,22 @@ export class SessionPairStore {
     return record;
   }
 
+  /** {@link findAccessBySid} for many sessions: two batched reads (the `sid` entries, then their records), in order. */
+  async findAccessBySidMany(sidsHex: readonly string[]): Promise<Array<AccessRecord | undefined>> {
+    const accessKeys = (await this.cache.getMany(sidsHex.map((sid) => ['udp-session', sid] as const))) as Array<string | undefined>;
+    const found: number[] = [];
+    accessKeys.forEach((access, i) => typeof access === 'string' && found.push(i));
+    const records: Array<AccessRecord | undefined> = sidsHex.map(() => undefined);
+    if (found.length === 0) return records;
+    const read = (await this.cache.getMany(found.map((i) => ['session', accessKeys[i]!] as const))) as Array<AccessRecord | undefined>;
+    found.forEach((at, i) => {
+      const record = read[i];
+      if (record) frozenPrincipal(record.principal);
+      records[at] = record;
+    });
+    return records;
+  }
+
   /** The live record of a session refresh token, without using it up. */
   async findRefresh(refreshToken: string): Promise<RefreshRecord | undefined> {
     return this.cache.get<RefreshRecord>('session-refresh', sessionKey(refreshToken));

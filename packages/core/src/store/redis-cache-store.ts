@@ -120,6 +120,8 @@ export class RedisCacheStore implements CacheStore {
   }
 
   getMany(refs: readonly CacheRef[]): Promise<unknown[]> {
+    // MGET takes at least one key; nothing to read is no round trip.
+    if (refs.length === 0) return Promise.resolve([]);
     return this.run(async () => {
       const keys = refs.map(([ns, key]) => this.fullKey(ns, key));
       // Point reads need no snapshot of each other: on a cluster each goes to its own slot, in parallel.

@@ -1,0 +1,74 @@
+/** A renewal waits this long for others to share its store read; far less than the renewal lead (half the near-cache lifetime). */
+const RENEWAL_GATHER_MS = 20;
+/** Entries renewed by one store read (one MGET on Redis), at most. */
+export const RENEWAL_BATCH = 256;
+/**
+ * Renewal reads in flight at once, at most: 4,096 entries. A server far behind fires its
+ * timers once per long loop turn and reads each answer a turn later, so this is how many
+ * entries it can renew per two turns.
+ */
+const MAX_RENEWAL_READS = 16;
+/** Entries waiting for a renewal, at most; past that a later read asks again. */
+const MAX_QUEUED_RENEWALS = 16_384;
+
+/**
+ * The background half of a near cache's renewal ahead of expiry: entries in use are
+ * offered as their end nears, gathered for a few milliseconds, and read again
+ * {@link RENEWAL_BATCH} at a time, a bounded number of reads in flight, so entries
+ * made together never fall out, and back onto the store, together. `readBatch` reads
+ * one batch and renews (or drops) its entries; a read that fails leaves them to end
+ * on their own.
+ *
+ * @example
+ * ```ts
+ * const renewals = new BackgroundRenewals((tokens) => pairs.findAccessMany(tokens).then(renewAll));
+ * const near = new SessionNearCache(5000, undefined, (token) => renewals.offer(token));
+ * ```
+ */
+export class BackgroundRenewals {
+  private reads = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly queued = new Set<string>();
+
+  constructor(private readonly readBatch: (keys: string[]) => Promise<void>) {}
+
+  /** Takes an entry to be read again before it ends; false when the queue is full. */
+  offer(key: string): boolean {
+    if (this.queued.size >= MAX_QUEUED_RENEWALS) return false;
+    this.queued.add(key);
+    this.schedule();
+    return true;
+  }
+
+  /** Forgets every entry waiting (a gap: the near cache is emptied). */
+  clear(): void {
+    this.queued.clear();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.reads >= MAX_RENEWAL_READS || this.queued.size === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      // Every waiting entry goes when the timer fires, as many reads as may be in flight.
+      while (this.reads < MAX_RENEWAL_READS && this.queued.size > 0) this.send();
+    }, RENEWAL_GATHER_MS);
+    this.timer.unref();
+  }
+
+  private send(): void {
+    const keys: string[] = [];
+    for (const key of this.queued) {
+      keys.push(key);
+      this.queued.delete(key);
+      if (keys.length === RENEWAL_BATCH) break;
+    }
+    this.reads++;
+    this.readBatch(keys)
+      // The entries end on their own; the first read after that asks the store and fails closed.
+      .catch(() => undefined)
+      .finally(() => {
+        this.reads--;
+        this.schedule();
+      });
+  }
+}
