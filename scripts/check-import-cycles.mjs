@@ -300,6 +300,32 @@ export function layerViolations(folders, layers = CORE_LAYERS) {
 }
 
 /**
+ * Imports of a package by its own name from inside its `src` (`@portcullis/core/transport` in
+ * core): they leave the relative graph, so a circle through one would not show. Each finding
+ * names the file and the specifier.
+ *
+ * @example
+ * ```js
+ * selfImports('packages/core/src'); // [] when core imports itself only by relative paths
+ * ```
+ *
+ * @param {string} dir a package's `src` folder, beside its package.json
+ * @returns {string[]}
+ */
+export function selfImports(dir) {
+  const manifest = join(resolve(dir), '..', 'package.json');
+  if (!existsSync(manifest)) return [];
+  const name = /** @type {{ name?: string }} */ (JSON.parse(readFileSync(manifest, 'utf8'))).name;
+  if (!name) return [];
+  /** @type {string[]} */
+  const found = [];
+  for (const file of listSourceFiles(resolve(dir))) {
+    for (const specifier of moduleSpecifiers(file)) if (specifier === name || specifier.startsWith(`${name}/`)) found.push(`${file} imports ${specifier}`);
+  }
+  return found;
+}
+
+/**
  * Checks package source folders; answers the report lines and whether all passed.
  * `layered` names the source folder whose folders must keep {@link CORE_LAYERS}.
  *
@@ -337,6 +363,8 @@ export function checkImportCycles(srcDirs, { repo = process.cwd(), layered, laye
     const folders = folderGraph(graph, dir);
     const folderCycles = findCycles(folders).map((cycle) => [...cycle, cycle[0]].join(' -> '));
     report(`${show(dir)}: ${count(folderCycles.length, 'folder cycle')}`, folderCycles, `${show(dir)}: no folder cycles (${count(folders.size, 'folder')})`);
+    const own = selfImports(dir).map((line) => line.replace(`${resolve(repo)}${sep}`, ''));
+    report(`${show(dir)}: ${count(own.length, 'import')} of its own package by name`, own, `${show(dir)}: no import of its own package by name`);
     if (layered !== undefined && resolve(dir) === resolve(layered)) {
       const violations = layerViolations(folders, layers);
       report(`${show(dir)}: ${count(violations.length, 'import')} against the layers`, violations, `${show(dir)}: folders keep their layers`);

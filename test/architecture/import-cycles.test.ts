@@ -3,6 +3,8 @@
  * folder, and core's folders keep the layers written down below. The same checker
  * runs from `npm test` before vitest (`scripts/check-import-cycles.mjs`).
  */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import {
   importGraph,
   layerViolations,
   packageSources,
+  selfImports,
 } from '../../scripts/check-import-cycles.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,7 +68,7 @@ describe('import cycles', () => {
 
   it('the checker passes the whole tree, as npm test runs it', () => {
     const { ok, lines } = checkImportCycles(packageSources(repo), { repo, layered: coreSrc });
-    expect(lines.filter((line) => !/: (no file cycles|no folder cycles|folders keep their layers)/.test(line))).toEqual([]);
+    expect(lines.filter((line) => !/: (no file cycles|no folder cycles|folders keep their layers|no import of its own package by name)/.test(line))).toEqual([]);
     expect(ok).toBe(true);
   });
 });
@@ -92,5 +95,49 @@ describe('the import-cycle checker', () => {
     expect(lines).toContain('.: 1 file cycle');
     expect(lines).toContain('  ring/a.ts\n    -> ring/b.ts\n    -> ring/c.ts\n    -> ring/a.ts');
     expect(lines).toContain('  down -> up -> down');
+  });
+
+  it.each(sources)('%s imports nothing of its own package by name, which would hide a circle from the relative graph', (_name, dir) => {
+    expect(selfImports(dir)).toEqual([]);
+  });
+
+  it('finds a package importing itself by name', () => {
+    const root = mkdtempSync(join(tmpdir(), 'self-import-'));
+    try {
+      mkdirSync(join(root, 'src'));
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ name: '@fixture/self' }));
+      writeFileSync(join(root, 'src', 'a.ts'), "import { b } from '@fixture/self/b';\nimport type { C } from '@fixture/selfish';\nexport const a = b;\n");
+      writeFileSync(join(root, 'src', 'b.ts'), "export { a as b } from '@fixture/self';\n");
+      expect(selfImports(join(root, 'src')).map((line) => line.slice(root.length))).toEqual(['/src/a.ts imports @fixture/self/b', '/src/b.ts imports @fixture/self']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('the packages depend on each other without a circle', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const dir of packageSources(repo)) {
+      const manifest = JSON.parse(readFileSync(join(dir, '..', 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+      const ours = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).filter((name) => name.startsWith('@portcullis/'));
+      graph.set(manifest.name, new Set(ours));
+    }
+    expect(graph.size).toBeGreaterThanOrEqual(7);
+    expect(findCycles(graph)).toEqual([]);
+  });
+});
+
+describe('express keeps one request-auth module and a leaf for the client address', () => {
+  const expressSrc = join(repo, 'packages', 'express', 'src');
+  const graph = importGraph(expressSrc);
+  const file = (path: string) => join(expressSrc, path);
+
+  it('the client address imports nothing of the package', () => {
+    expect([...(graph.get(file('http/client-address.ts')) ?? ['missing'])]).toEqual([]);
+  });
+
+  it("a request's auth context is built, kept and read in request-auth.ts alone", () => {
+    const builders = /\b(?:function|const)\s+(authContextFromRequest|requestContext|setContextBuilder|recordPrincipal|authContextOf|establishedPrincipal)\b/;
+    const defining = [...graph.keys()].filter((path) => builders.test(readFileSync(path, 'utf8'))).map((path) => path.slice(expressSrc.length + 1));
+    expect(defining).toEqual(['http/request-auth.ts']);
   });
 });

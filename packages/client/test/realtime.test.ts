@@ -5,6 +5,7 @@ import {
 } from '../src/node.js';
 import { startGameServer, type RunningGameServer } from './support/game-server-harness.js';
 import { FAST_RECONNECT, reauthenticatingClient, signedUpClient } from './support/signed-up-clients.js';
+import { stall } from '../../../test/support/event-loop.js';
 
 let server: RunningGameServer;
 beforeAll(async () => { server = await startGameServer(); });
@@ -262,4 +263,32 @@ describe.skipIf(redisUrl === null)(redisUrl === null ? 'a restart on Redis — S
       conn.close();
     },
   );
+});
+
+describe('a server that fell behind (answers overloaded)', () => {
+  // The server runs in this process: blocking the loop after a request is sent makes the server
+  // read it more than 500 ms late, and shed it (`overloaded`, with a retry hint), unrun.
+  it('backs the gate off for the hint and sends again; with rateLimited: reject, rejects with overloaded and the hint', async () => {
+    const { client, id } = await signedUp();
+    const conn = await client.connect({ transport: webSocketTransport(), reconnect: FAST_RECONNECT });
+    await expect(conn.request('/game', 'ping')).resolves.toBe('pong');
+    const patient = conn.request('/game', 'move', { x: 5, y: 6 });
+    stall(700);
+    await expect(patient).resolves.toEqual({ x: 5, y: 6, by: id });
+    conn.close();
+
+    const impatient = await client.connect({ transport: webSocketTransport(), reconnect: FAST_RECONNECT, rateLimited: 'reject' });
+    await expect(impatient.request('/game', 'ping')).resolves.toBe('pong');
+    const refused = impatient.request('/game', 'move', { x: 1, y: 1 });
+    stall(700);
+    const error = (await refused.catch((e: unknown) => e)) as PortcullisClientError;
+    expect(error).toBeInstanceOf(PortcullisClientError);
+    expect(error).toMatchObject({ code: 'overloaded', retryAfterMs: expect.any(Number) });
+    expect(error.retryAfterMs!).toBeGreaterThan(0);
+    expect(error.retryAfterMs!).toBeLessThanOrEqual(5000);
+    // After the hint the server has caught up and serves the gate again.
+    await new Promise((resolve) => setTimeout(resolve, error.retryAfterMs));
+    await expect(impatient.request('/game', 'move', { x: 2, y: 2 })).resolves.toEqual({ x: 2, y: 2, by: id });
+    impatient.close();
+  });
 });
