@@ -22,8 +22,9 @@ const MISS_BATCH = 64;
  * verdict is cached only when fleet events are flowing (`live`) and no revocation that
  * names its session or principal arrived while it was read (nor a gap); {@link forget}
  * drops what a revocation names. A session in use (by token, or by UDP `sid`) is read
- * again in the background before its near-cache entry ends, gathered for a few milliseconds into one store read
- * for many sessions, a bounded number of reads at a time, so sessions that connected
+ * again in the background before its near-cache entry ends ({@link BackgroundRenewals}),
+ * gathered for a few milliseconds into one store read for many sessions, a bounded
+ * number of reads at a time, so sessions that connected
  * together do not all fall out of the cache, and back onto the store, together: the
  * per-message check stays a Map lookup, and 5,000 sessions cost a few dozen store reads
  * per lifetime, not 5,000.
