@@ -23,25 +23,26 @@ export const STORM_LOOP_TARGET_MS = 50;
 const OVERLOAD_SHORTFALL = 0.95;
 
 /**
- * The WebSocket `move` run (a), on one server or a fleet: p99 under 50 ms and, where the
- * server's loop was watched, its largest delay under 100 ms. Its errors (target 0) are counted
- * apart, as every report's are.
+ * The WebSocket `move` run (a) on one server: p99 under 50 ms and the server's largest loop
+ * delay under 100 ms. Its errors (target 0) are counted apart, as every report's are. The
+ * fleet run (three servers, unpinned, sharing two cores with the generator and Redis) is
+ * reported, not judged on latency; neither is the control.
  *
  * @example
  * ```js
  * wsTargetsMissed({ provider: 'redis', latencyMs: { p99: 61 }, eventLoopMaxDelayMs: 40 });
  * // ['ws redis: p99 61.0 ms (target < 50 ms)']
  * ```
- * @param {{ provider: string, latencyMs: { p99: number }, eventLoopMaxDelayMs?: number }} result
+ * @param {{ provider: string, latencyMs: { p99: number }, eventLoopMaxDelayMs?: number }} result (a fleet's has no loop reading)
  * @returns {string[]}
  */
 export function wsTargetsMissed(result) {
-  if (result.provider === 'control') return [];
+  if (result.provider === 'control' || result.provider === 'redis-fleet') return [];
   const name = `ws ${result.provider}`;
   const missed = [];
   if (!(result.latencyMs.p99 < P99_TARGET_MS)) missed.push(`${name}: p99 ${result.latencyMs.p99.toFixed(1)} ms (target < ${P99_TARGET_MS} ms)`);
   const loop = result.eventLoopMaxDelayMs;
-  if (loop !== undefined && !(loop < LOOP_TARGET_MS)) missed.push(`${name}: event-loop max delay ${loop.toFixed(1)} ms (target < ${LOOP_TARGET_MS} ms)`);
+  if (!(loop !== undefined && loop < LOOP_TARGET_MS)) missed.push(`${name}: event-loop max delay ${loop === undefined ? 'not read' : `${loop.toFixed(1)} ms`} (target < ${LOOP_TARGET_MS} ms)`);
   return missed;
 }
 
