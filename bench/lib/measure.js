@@ -130,6 +130,8 @@ export function withSpread(values, digits = 2) {
  * @returns {string}
  */
 export function verdict(values, { atMost, atLeast }) {
+  if ((atMost === undefined) === (atLeast === undefined)) throw new TypeError('verdict takes one bound: atMost or atLeast');
+  if (values.length === 0) return 'not measured';
   const { median: mid, min, max } = spread(values);
   const meets = (/** @type {number} */ v) => (atMost !== undefined ? v <= atMost : v >= /** @type {number} */ (atLeast));
   if (meets(min) && meets(max)) return 'met';

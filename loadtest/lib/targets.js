@@ -63,7 +63,8 @@ export function overloadTargetsMissed(result, name) {
   const missed = [];
   for (const phase of result.phases) {
     const which = phase.name.split(',')[0];
-    if (phase.answeredWithin1sShare < 1) missed.push(`${name}: ${(phase.answeredWithin1sShare * 100).toFixed(1)} % of the ${which} phase's requests answered within 1 s (target 100 %)`);
+    if (phase.sent === 0) missed.push(`${name}: the ${which} phase sent nothing, so it shows nothing (target: every request answered within 1 s)`);
+    else if (!(phase.answeredWithin1sShare >= 1)) missed.push(`${name}: ${(phase.answeredWithin1sShare * 100).toFixed(1)} % of the ${which} phase's requests answered within 1 s (target 100 %)`);
     if (phase.unanswered > 0) missed.push(`${name}: ${phase.unanswered} requests of the ${which} phase never answered (target 0)`);
   }
   const back = result.recovery.seconds;

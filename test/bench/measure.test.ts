@@ -12,6 +12,9 @@ describe('bench verdicts', () => {
     expect(verdict([-0.07, 1.37, 7.84], { atMost: 1 })).toBe('missed by the median; the range straddles the target, so this run cannot tell');
     expect(verdict([0.91, 0.96, 1.01], { atLeast: 0.95 })).toBe('met by the median; the range straddles the target, so this run cannot tell');
     expect(verdict([0.96, 0.97], { atLeast: 0.95 })).toBe('met');
+    expect(verdict([], { atMost: 1 })).toBe('not measured');
+    expect(() => verdict([1], {})).toThrow(/one bound/);
+    expect(() => verdict([1], { atMost: 1, atLeast: 0 })).toThrow(/one bound/);
   });
 });
 

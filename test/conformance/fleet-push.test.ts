@@ -6,7 +6,7 @@
 import { createClient, createCluster, createSentinel } from '@keyv/redis';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createRedisTestStack, type TestStack } from '@portcullis/core/testing';
-import { redisTopologies, type RedisUnderTest } from '../support/redis-topologies.js';
+import { everyRedisTopology, hostPorts, type RedisUnderTest } from '../support/redis-topologies.js';
 import { TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, wsDriver, type RealtimeClient } from './support/transport-drivers.js';
 
@@ -18,10 +18,7 @@ const isPush = (frame: unknown) => (frame as { type?: string } | null)?.type ===
  * sharded pub/sub (`SPUBLISH`), elsewhere with `PUBLISH` on the primary.
  */
 async function rawPublisher({ name, env }: RedisUnderTest): Promise<{ publish(channel: string, message: string): Promise<unknown>; close(): Promise<unknown> }> {
-  const nodes = (env.SVC__PERSISTENCE__CACHE__NODES ?? '').split(',').map((node) => {
-    const [host, port] = node.split(':');
-    return { host: host!, port: Number(port) };
-  });
+  const nodes = hostPorts(env.SVC__PERSISTENCE__CACHE__NODES ?? '');
   if (name === 'cluster') {
     const cluster = createCluster({ rootNodes: nodes.map((socket) => ({ socket })) });
     cluster.on('error', () => {});
@@ -34,8 +31,9 @@ async function rawPublisher({ name, env }: RedisUnderTest): Promise<{ publish(ch
   return { publish: (channel, message) => client.publish(channel, message), close: () => client.close() };
 }
 
-describe.skipIf(!redisUrl).each(redisTopologies())('push to a principal on every server of a Redis fleet ($name)', (topology) => {
-  const { env } = topology;
+for (const { name, env: found } of everyRedisTopology()) describe.skipIf(!found)(`push to a principal on every server of a Redis fleet (${name})${found ? '' : ' — SKIPPED, redis-server not found'}`, () => {
+  const env = found ?? {};
+  const topology: RedisUnderTest = { name, env };
   let serverA: TestStack;
   let serverB: TestStack;
   const ws = wsDriver();

@@ -98,12 +98,16 @@ describe('TCP: unread output', () => {
   afterEach(() => driver.stop());
 
   it('drops a client that does not read what it is sent, once its output passes maxBufferedBytes', async () => {
-    await driver.start(stack, { tcp: { maxBufferedBytes: 256 * 1024 } });
+    const warnings: string[] = [];
+    const loggers = { create: () => ({ debug() {}, info() {}, warn: (message: string) => void warnings.push(message), error() {} }) };
+    await driver.start(stack, { tcp: { maxBufferedBytes: 256 * 1024, loggers } });
     const socket = netConnect({ port: driver.port(), host: '127.0.0.1' });
     socket.on('error', () => {});
     await new Promise((resolve) => socket.once('connect', resolve));
+    const authReply = new Promise<Buffer>((resolve) => socket.once('data', resolve));
     socket.write(encodeFrame(JSON.stringify({ type: 'auth', token: await stack.session('slow') })));
-    await expect.poll(() => driver.transport().connectionCount).toBe(1);
+    // The auth reply, then nothing more is read.
+    expect((await authReply).toString()).toContain('"ok":true');
     socket.pause();
     const chunk = { type: 'event', data: 'y'.repeat(60 * 1024) };
     await expect
@@ -112,6 +116,7 @@ describe('TCP: unread output', () => {
         return driver.transport().connectionCount;
       }, { timeout: 5000, interval: 10 })
       .toBe(0);
+    expect(warnings).toContain('dropping a TCP client that does not read its replies');
     socket.destroy();
   });
 });

@@ -7,7 +7,7 @@
 import { JwtTokenIssuer } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
-import { redisTopologies } from '../support/redis-topologies.js';
+import { everyRedisTopology } from '../support/redis-topologies.js';
 import { SECRET_DETAIL, TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, udpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
 
@@ -183,7 +183,8 @@ describe.each(drivers)('%s transport conformance', (_name, makeDriver) => {
   });
 });
 
-describe.skipIf(!redisUrl).each(redisTopologies())('fleet on one Redis ($name)', ({ env }) => {
+for (const { name, env: found } of everyRedisTopology()) describe.skipIf(!found)(`fleet on one Redis (${name})${found ? '' : ' — SKIPPED, redis-server not found'}`, () => {
+  const env = found ?? {};
   describe.each(drivers)('%s transport', (_name, makeDriver) => {
     let serverA: TestStack;
     let serverB: TestStack;

@@ -41,6 +41,11 @@ describe('load-test targets', () => {
     ]);
   });
 
+  it('misses a phase that sent nothing: it cannot show that every request was answered', () => {
+    const empty = overload({ phases: [phase('steady, 0.5× capacity', { sent: 0, answeredWithin1sShare: Number.NaN }), phase('overload, 2× capacity', { sent: 200_000 }), phase('recovery, 0.5× capacity')] });
+    expect(overloadTargetsMissed(empty, 'overload')).toEqual(['overload: the steady phase sent nothing, so it shows nothing (target: every request answered within 1 s)']);
+  });
+
   it('misses the overload when the p99 came back after 5 s, or not for good', () => {
     expect(overloadTargetsMissed(overload({ recoverySeconds: 5 }), 'overload')).toEqual([]);
     expect(overloadTargetsMissed(overload({ recoverySeconds: 12.25 }), 'overload')).toEqual(['overload: p99 back under 50 ms only after 12.25 s (target ≤ 5 s)']);

@@ -272,9 +272,13 @@ describe('a server that fell behind (answers overloaded)', () => {
     const { client, id } = await signedUp();
     const conn = await client.connect({ transport: webSocketTransport(), reconnect: FAST_RECONNECT });
     await expect(conn.request('/game', 'ping')).resolves.toBe('pong');
+    const sentAt = performance.now();
     const patient = conn.request('/game', 'move', { x: 5, y: 6 });
     stall(700);
     await expect(patient).resolves.toEqual({ x: 5, y: 6, by: id });
+    // Answered after the stall, the hint's back-off (at least 100 ms) and a second round trip:
+    // a request served at once would have its answer right after the stall.
+    expect(performance.now() - sentAt).toBeGreaterThan(800);
     conn.close();
 
     const impatient = await client.connect({ transport: webSocketTransport(), reconnect: FAST_RECONNECT, rateLimited: 'reject' });

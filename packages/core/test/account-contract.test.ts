@@ -19,12 +19,12 @@ import { PostgresAccountStore } from '../src/account/postgres-account-store.js';
 import { RedisAccountStore } from '../src/account/redis-account-store.js';
 import type { RedisTarget } from '../src/store/redis-connection.js';
 import { createDatabase } from '../../../test/support/postgres-server.js';
+import { hostPorts } from '../../../test/support/redis-topologies.js';
 import { startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
 
 const redisUrl = inject('redisUrl');
 const clusterNodes = inject('redisClusterNodes');
 const sentinelNodes = inject('redisSentinelNodes');
-const hostPorts = (nodes: string) => nodes.split(',').map((node) => ({ host: node.split(':')[0]!, port: Number(node.split(':')[1]) }));
 const postgresUrl = inject('postgresUrl');
 const hash = '$2b$04$abcdefghijklmnopqrstuuN6nSqKq6Yp5y1vQY6x8j1wqvJm7x0qa';
 

@@ -123,25 +123,27 @@ describe.skipIf(!binary)(skipped('Sentinel failover during traffic', !!binary), 
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
-    await expect.poll(() => served, { timeout: 5000 }).toBeGreaterThan(10);
-
-    const killedAt = performance.now();
-    await set.killPrimary();
     let backAfterMs = Infinity;
-    while (performance.now() - killedAt < 15_000) {
-      try {
-        await h.sessions.upgrade(h.issuer.issueLoginPair(`after-${randomUUID()}`).accessToken);
-        backAfterMs = performance.now() - killedAt;
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 50));
+    try {
+      await expect.poll(() => served, { timeout: 5000 }).toBeGreaterThan(10);
+      const killedAt = performance.now();
+      await set.killPrimary();
+      while (performance.now() - killedAt < 15_000) {
+        try {
+          await h.sessions.upgrade(h.issuer.issueLoginPair(`after-${randomUUID()}`).accessToken);
+          backAfterMs = performance.now() - killedAt;
+          break;
+        } catch {
+          await new Promise((r) => setTimeout(r, 50));
+        }
       }
+      // Validation traffic goes on after the failover, not only the upgrade that found Redis back.
+      const servedAfter = served;
+      await expect.poll(() => served, { timeout: 5000 }).toBeGreaterThan(servedAfter + 10);
+    } finally {
+      stop = true;
+      await traffic;
     }
-    // Validation traffic goes on after the failover, not only the upgrade that found Redis back.
-    const servedAfter = served;
-    await expect.poll(() => served, { timeout: 5000 }).toBeGreaterThan(servedAfter + 10);
-    stop = true;
-    await traffic;
     expect(backAfterMs).toBeLessThan(10_000);
     expect(wrong).toEqual([]);
 

@@ -294,6 +294,17 @@ function sessionContract(provider: ProviderName, env: Readonly<Record<string, st
       expect(await h.sessions.refresh(session.refreshToken, 'alice')).toMatchObject({ kind: 'session' });
     });
 
+    it("refuses another principal's already used refresh token without treating it as theft: the successor stays", async () => {
+      const session = await h.sessions.upgrade(login().accessToken);
+      const next = await h.sessions.refresh(session.refreshToken, 'alice');
+      if (next.kind !== 'session') throw new Error('expected a session pair');
+      const before = events.length;
+      await expect(h.sessions.refresh(session.refreshToken, 'mallory')).rejects.toMatchObject({ code: 'forbidden' });
+      expect(events.length).toBe(before);
+      expect(await h.sessions.validate(next.session.accessToken)).toMatchObject({ id: 'alice' });
+      expect(await h.sessions.refresh(next.session.refreshToken, 'alice')).toMatchObject({ kind: 'session' });
+    });
+
     it('rotates a JWT refresh token within its family, and reuse revokes the family', async () => {
       const first = login('carol', { name: 'Carol', roles: ['player'] });
       const upgraded = await h.sessions.upgrade(first.accessToken);

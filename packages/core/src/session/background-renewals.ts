@@ -1,7 +1,7 @@
 /** A renewal waits this long for others to share its store read; far less than the renewal lead (half the near-cache lifetime). */
 const RENEWAL_GATHER_MS = 20;
 /** Entries renewed by one store read (one MGET on Redis), at most. */
-export const RENEWAL_BATCH = 256;
+const RENEWAL_BATCH = 256;
 /**
  * Renewal reads in flight at once, at most: 4,096 entries. A server far behind fires its
  * timers once per long loop turn and reads each answer a turn later, so this is how many
@@ -14,10 +14,11 @@ const MAX_QUEUED_RENEWALS = 16_384;
 /**
  * The background half of a near cache's renewal ahead of expiry: entries in use are
  * offered as their end nears, gathered for a few milliseconds, and read again
- * {@link RENEWAL_BATCH} at a time, a bounded number of reads in flight, so entries
- * made together never fall out, and back onto the store, together. `readBatch` reads
- * one batch and renews (or drops) its entries; a read that fails leaves them to end
- * on their own.
+ * {@link RENEWAL_BATCH} at a time, a bounded number of reads in flight (each instance its
+ * own bounds), so entries made together do not fall out, and back onto the store,
+ * together, unless more than {@link MAX_QUEUED_RENEWALS} wait at once. `readBatch` reads
+ * one batch and renews (or drops) its entries; a read that fails leaves them to end on
+ * their own.
  *
  * @example
  * ```ts
@@ -63,7 +64,13 @@ export class BackgroundRenewals {
       if (keys.length === RENEWAL_BATCH) break;
     }
     this.reads++;
-    this.readBatch(keys)
+    let reading: Promise<void>;
+    try {
+      reading = this.readBatch(keys);
+    } catch (error) {
+      reading = Promise.reject(error);
+    }
+    reading
       // The entries end on their own; the first read after that asks the store and fails closed.
       .catch(() => undefined)
       .finally(() => {

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../contracts/principal.js';
-import { UdpKeyring } from '../key/udp-keyring.js';
+import { UdpKeyring, udpSessionId } from '../key/udp-keyring.js';
 import { silentLoggerFactory } from '../logging/logger.js';
 import { MemoryCacheStore } from '../store/memory-cache-store.js';
 import { CredentialChecks } from './credential-checks.js';
 import { JwtInvalidation } from './jwt-invalidation.js';
+import { SessionNearCache } from './session-near-cache.js';
 import { SessionPairStore } from './session-pair-store.js';
 import { sessionKey } from './session-token.js';
 
@@ -100,7 +101,7 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
 
   it('does the same for sessions named by their UDP sid, as authenticated datagrams name them', async () => {
     // A session's sid is the first 16 bytes of the digest its store key spells.
-    const sids = tokens.map((token) => Buffer.from(sessionKey(token), 'base64url').toString('hex', 0, 16));
+    const sids = tokens.map((token) => udpSessionId(token).toString('hex'));
     const datagramRound = () => {
       let synchronous = 0;
       const misses: Promise<Principal | undefined>[] = [];
@@ -129,14 +130,19 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     expect(reads.sessions).toBeLessThanOrEqual(SESSIONS * (renewals + 1));
     expect(reads.started).toBeLessThan(reads.sessions / 8);
 
-    // A session the store no longer has is dropped at its renewal.
+    // A session the store no longer has is dropped by its renewal, not left to end on its own.
+    const dropped = vi.spyOn(SessionNearCache.prototype, 'drop');
     await pairs.revokeByAccess(tokens[0]!);
     let seen: Principal | undefined = principal('x');
     for (let t = 0; t < NEAR_CACHE_MS && seen !== undefined; t += TICK_MS) {
       seen = checks.peekSid(sids[0]!);
+      checks.peekSid(sids[1]!);
       await vi.advanceTimersByTimeAsync(TICK_MS);
     }
     expect(seen).toBeUndefined();
+    expect(dropped).toHaveBeenCalledWith(sids[0]);
+    dropped.mockRestore();
+    expect(checks.peekSid(sids[1]!)).toMatchObject({ id: 'p1' });
   });
 
   it('sends every waiting renewal when its timer fires, not one read per firing', async () => {
@@ -182,14 +188,20 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     const warm = messageRound();
     await vi.advanceTimersByTimeAsync(STORE_LATENCY_MS * 2);
     expect(await warm.refused).toBe(0);
-    // Deleted in the store, with no event announcing it (as when another process's publish failed).
+    // Deleted in the store, with no event announcing it (as when another process's publish failed):
+    // its renewal drops it, rather than leaving it to end on its own.
+    const dropped = vi.spyOn(SessionNearCache.prototype, 'drop');
     await pairs.revokeByAccess(tokens[0]!);
     let seen: Principal | undefined = principal('x');
     for (let t = 0; t < NEAR_CACHE_MS && seen !== undefined; t += TICK_MS) {
       seen = checks.peek(tokens[0]!);
+      checks.peek(tokens[1]!);
       await vi.advanceTimersByTimeAsync(TICK_MS);
     }
     expect(seen).toBeUndefined();
+    expect(dropped).toHaveBeenCalledWith(tokens[0]);
+    dropped.mockRestore();
+    expect(checks.peek(tokens[1]!)).toMatchObject({ id: 'p1' });
   });
 
   describe('a revocation that arrives while sessions are read', () => {

@@ -29,7 +29,7 @@ const MISS_BATCH = 64;
  * per-message check stays a Map lookup, and 5,000 sessions cost a few dozen store reads
  * per lifetime, not 5,000.
  * With `gatherMisses` (stores without synchronous reads: Redis), sessions that miss the
- * near cache in one event-loop turn share one store read too, so a server that fell
+ * near cache in one event-loop turn (by token, or by `sid`) share one store read too, so a server that fell
  * behind and meets thousands of them at once neither fills the store's queue bound nor
  * sends one round trip each.
  *
@@ -48,6 +48,7 @@ export class CredentialChecks {
   private readonly lookups = new CoalescedLookups<AccessRecord | undefined>();
   /** How a session missing the near cache is read: alone (a store with synchronous reads), or gathered with the turn's other misses. */
   private readonly findAccess: (token: string) => Promise<AccessRecord | undefined>;
+  private readonly findAccessBySid: (sidHex: string) => Promise<AccessRecord | undefined>;
   /** Session revocations since a read began: its answers for the sessions they name are not cached. */
   private readonly revocations = new RecentRevocations();
   /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
@@ -64,8 +65,11 @@ export class CredentialChecks {
     if (nearCache.gatherMisses) {
       const gathered = new GatheredReads((tokens) => pairs.findAccessMany(tokens), MISS_BATCH);
       this.findAccess = (token) => gathered.read(token);
+      const gatheredSids = new GatheredReads((sids) => pairs.findAccessBySidMany(sids), MISS_BATCH);
+      this.findAccessBySid = (sid) => gatheredSids.read(sid);
     } else {
       this.findAccess = (token) => pairs.findAccess(token);
+      this.findAccessBySid = (sid) => pairs.findAccessBySid(sid);
     }
     this.near = new SessionNearCache(nearCache.sessionMs, undefined, (token) => this.renewals.offer(token));
     this.nearBySid = new SessionNearCache(nearCache.sessionMs, undefined, (sid) => this.sidRenewals.offer(sid));
@@ -110,7 +114,7 @@ export class CredentialChecks {
     if (cached !== undefined) return cached;
     const since = this.revocations.generation;
     const lookupKey = `sid:${sidHex}`;
-    const reading = this.lookups.run(lookupKey, since, () => this.pairs.findAccessBySid(sidHex));
+    const reading = this.lookups.run(lookupKey, since, () => this.findAccessBySid(sidHex));
     const readAt = this.lookups.startedAt(lookupKey) ?? Date.now();
     const record = await reading;
     if (record === undefined) return undefined;
@@ -119,7 +123,7 @@ export class CredentialChecks {
       if (this.live()) this.nearBySid.put(sidHex, record.principal, record.accessExpires, readAt);
       return record.principal;
     }
-    return (await this.lookups.run(lookupKey, this.revocations.generation, () => this.pairs.findAccessBySid(sidHex)))?.principal;
+    return (await this.lookups.run(lookupKey, this.revocations.generation, () => this.findAccessBySid(sidHex)))?.principal;
   }
 
   /** The principal of a session named by its UDP `sid` (hex) if the near cache holds it. */
@@ -202,33 +206,33 @@ export class CredentialChecks {
   }
 
   /** Reads sessions in use again by token (one batch of {@link BackgroundRenewals}) and renews or drops their entries. */
-  private async renewTokens(tokens: string[]): Promise<void> {
-    const since = this.revocations.generation;
-    const readAt = Date.now();
-    const records = await this.pairs.findAccessMany(tokens);
-    if (!this.live()) return;
-    for (let i = 0; i < tokens.length; i++) {
-      const token = tokens[i]!;
-      const record = records[i];
-      if (record === undefined) this.near.drop(token);
-      // A revocation of this session during the read may predate it: keep nothing (the entry ends on its own).
-      // A record never changes under its token, so a live entry only lives longer: nothing new
-      // outlives the read (renewing 5,000 sessions every few seconds must not feed the old generation).
-      else if (!this.overlapsRevocation(since, token, record.principal.id)) this.near.renew(token, record.principal, record.accessExpires, readAt);
-    }
+  private renewTokens(tokens: string[]): Promise<void> {
+    return this.renewBatch(tokens, (batch) => this.pairs.findAccessMany(batch), this.near, (since, token, record) => this.overlapsRevocation(since, token, record.principal.id));
   }
 
   /** {@link renewTokens} for sessions named by their UDP `sid`: any revocation during the read keeps nothing, as in {@link validateSid}. */
-  private async renewSids(sids: string[]): Promise<void> {
+  private renewSids(sids: string[]): Promise<void> {
+    return this.renewBatch(sids, (batch) => this.pairs.findAccessBySidMany(batch), this.nearBySid, (since) => since !== this.revocations.generation);
+  }
+
+  private async renewBatch(
+    keys: string[],
+    read: (keys: string[]) => Promise<Array<AccessRecord | undefined>>,
+    near: SessionNearCache,
+    overlapped: (since: number, key: string, record: AccessRecord) => boolean,
+  ): Promise<void> {
     const since = this.revocations.generation;
     const readAt = Date.now();
-    const records = await this.pairs.findAccessBySidMany(sids);
+    const records = await read(keys);
     if (!this.live()) return;
-    for (let i = 0; i < sids.length; i++) {
-      const sid = sids[i]!;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const record = records[i];
-      if (record === undefined) this.nearBySid.drop(sid);
-      else if (since === this.revocations.generation) this.nearBySid.renew(sid, record.principal, record.accessExpires, readAt);
+      if (record === undefined) near.drop(key);
+      // A revocation of this session during the read may predate it: keep nothing (the entry ends on its own).
+      // A record never changes under its key, so a live entry only lives longer: nothing new
+      // outlives the read (renewing 5,000 sessions every few seconds must not feed the old generation).
+      else if (!overlapped(since, key, record)) near.renew(key, record.principal, record.accessExpires, readAt);
     }
   }
 }

@@ -122,8 +122,9 @@ return 0
 /**
  * ARGV: 2 old refresh key, 3 marker TTL, 4 now (s), 5 new access key, 6 new refresh key,
  * 7 sid hex, 8 udp-session entry, 9 access TTL, 10 refresh TTL, 11 accessExpires,
- * 12 refreshExpires, 13 sealed access, 14 now (ms), 15 marker expiry, 16 login TTL, 17 the
- * principal the caller names as the token's owner ('' for none: a connection's refresh names its own).
+ * 12 refreshExpires, 13 sealed access, 14 now (ms), 15 marker expiry, 16 login TTL, 17 '1' when
+ * the caller names the token's owner (a connection's refresh frame names the connection's
+ * principal; an HTTP refresh names none), 18 that owner's principal id.
  * The script runs as one step, so the reuse marker is looked for first and written once, at the
  * end, naming the successor: a refresh that finds it is a reuse, one that does not is the only one.
  * The new records carry the old record's principal as it was stored, byte for byte: the script
@@ -153,7 +154,7 @@ if string.sub(raw, 1, #head) ~= head or not tail or type(record.principal) ~= 't
   return { 'unreadable' }
 end
 local principal = record.principal.id
-if ARGV[17] ~= '' and principal ~= ARGV[17] then return { 'foreign' } end
+if ARGV[17] == '1' and principal ~= ARGV[18] then return { 'foreign' } end
 local fam = type(record.fam) == 'string' and record.fam or nil
 local verdict, login = lineage(tonumber(ARGV[4]), principal, fam)
 if verdict == 'no-epoch' then return { verdict } end
@@ -314,6 +315,7 @@ export class SessionScripts {
       String(now),
       String(now + markerMs),
       String(this.logins.ttlMs),
+      owner === undefined ? '' : '1',
       owner ?? '',
     ])) as [string, string?, number?];
     if (reply[0] === 'ok') return { kind: 'rotated', record: (JSON.parse(reply[1]!) as { value: RefreshRecord }).value, pairsHeld: Number(reply[2]) };
