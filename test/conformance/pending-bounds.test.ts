@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeFrame } from '@portcullis/protocol';
 import { Gate, Portal, SessionShield } from '@portcullis/core';
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
-import { tcpDriver, udpDriver, wsDriver, type RealtimeClient } from './support/transport-drivers.js';
+import { pushUntilDropped, tcpDriver, udpDriver, wsDriver, type RealtimeClient } from './support/transport-drivers.js';
 import { byId, type Reply } from './support/inbox.js';
 
 /** A gate that answers only when the test lets it: `held` calls wait on `release()`. */
@@ -109,13 +109,7 @@ describe('TCP: unread output', () => {
     // The auth reply, then nothing more is read.
     expect((await authReply).toString()).toContain('"ok":true');
     socket.pause();
-    const chunk = { type: 'event', data: 'y'.repeat(60 * 1024) };
-    await expect
-      .poll(() => {
-        for (let i = 0; i < 20; i++) stack.registry.sendToPrincipal('slow', chunk);
-        return driver.transport().connectionCount;
-      }, { timeout: 5000, interval: 10 })
-      .toBe(0);
+    await pushUntilDropped(stack, 'slow', driver.transport());
     expect(warnings).toContain('dropping a TCP client that does not read its replies');
     socket.destroy();
   });

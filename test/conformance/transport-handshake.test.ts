@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
 import { Inbox } from './support/inbox.js';
 import { TestGamePortal } from './support/test-portal.js';
-import { ConnectRefused, tcpDriver, udpDriver, wsDriver } from './support/transport-drivers.js';
+import { ConnectRefused, pushUntilDropped, tcpDriver, udpDriver, wsDriver } from './support/transport-drivers.js';
 
 let stack: TestStack;
 beforeEach(async () => {
@@ -130,13 +130,7 @@ describe('WebSocket upgrade and auth frame', () => {
     socket.on('error', () => {});
     await new Promise((resolve) => socket.once('open', resolve));
     (socket as unknown as { _socket: { pause(): void } })._socket.pause();
-    const chunk = { type: 'event', data: 'y'.repeat(60 * 1024) };
-    await expect
-      .poll(() => {
-        for (let i = 0; i < 20; i++) stack.registry.sendToPrincipal('slow', chunk);
-        return driver.transport().connectionCount;
-      }, { timeout: 5000, interval: 10 })
-      .toBe(0);
+    await pushUntilDropped(stack, 'slow', driver.transport());
     socket.terminate();
   });
 });

@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import { ConnectionRegistry, silentLoggerFactory, UdpKeyring } from '@portcullis/core';
 import { createTcpTransport, type TcpTransport, type TcpTransportOptions } from '@portcullis/tcp';
 import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from '@portcullis/udp';
@@ -101,4 +102,18 @@ export function udpDriver(): TransportDriver & { port(): number; transport(): Ud
     transport: () => transport,
     stop: () => transport.close(),
   };
+}
+
+/**
+ * Pushes 60 KiB frames to `principal` until `transport` holds no connection any more: how a
+ * test shows that a client which reads nothing is dropped at the output bound (within 5 s).
+ */
+export async function pushUntilDropped(stack: TestStack, principal: string, transport: { readonly connectionCount: number }): Promise<void> {
+  const chunk = { type: 'event', data: 'y'.repeat(60 * 1024) };
+  await expect
+    .poll(() => {
+      for (let i = 0; i < 20; i++) stack.registry.sendToPrincipal(principal, chunk);
+      return transport.connectionCount;
+    }, { timeout: 5000, interval: 10 })
+    .toBe(0);
 }
