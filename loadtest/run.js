@@ -21,7 +21,8 @@
  * not run keep their previous numbers) and rewrites the block of
  * docs/performance.md between the loadtest markers. Exits 1 when a report
  * counted errors or missed a target (lib/targets.js: p99, event-loop delay, answers within 1 s,
- * recovery, the storm's event loop, the soak's growth). Traffic goes to 127.0.0.1 only; every loop is bounded by its duration.
+ * recovery, the storm's event loop, the soak's growth). Traffic goes to 127.0.0.1 only; every
+ * loop is bounded by its duration.
  *
  * Usage: npm run loadtest [-- [ws] [storm] [soak] [overload] [--quick] [--clients=N] [--duration=S] [--rate=R]
  *          [--providers=control,inmemory,redis,redis-fleet] [--fleet-servers=N] [--logins=N] [--storm-rounds=N] [--work-factor=N]

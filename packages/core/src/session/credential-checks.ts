@@ -24,14 +24,14 @@ const MISS_BATCH = 64;
  * drops what a revocation names. A session in use (by token, or by UDP `sid`) is read
  * again in the background before its near-cache entry ends ({@link BackgroundRenewals}),
  * gathered for a few milliseconds into one store read for many sessions, a bounded
- * number of reads at a time, so sessions that connected
- * together do not all fall out of the cache, and back onto the store, together: the
+ * number of reads at a time, so sessions that connected together do not all fall out
+ * of the cache, and back onto the store, together: the
  * per-message check stays a Map lookup, and 5,000 sessions cost a few dozen store reads
  * per lifetime, not 5,000.
  * With `gatherMisses` (stores without synchronous reads: Redis), sessions that miss the
- * near cache in one event-loop turn (by token, or by `sid`) share one store read too, so a server that fell
- * behind and meets thousands of them at once neither fills the store's queue bound nor
- * sends one round trip each.
+ * near cache in one event-loop turn (by token, or by `sid`) share one store read too, so
+ * a server that fell behind and meets thousands of them at once neither fills the store's
+ * queue bound nor sends one round trip each.
  *
  * @example
  * ```ts
@@ -187,7 +187,7 @@ export class CredentialChecks {
     }
   }
 
-  /** Empties both near caches. */
+  /** Empties the near caches (by token, by `sid`, of JWTs) and forgets the renewals waiting. */
   clear(): void {
     this.renewals.clear();
     this.sidRenewals.clear();

@@ -135,14 +135,10 @@ export class SessionPairStore {
 
   /** The live access record of a session named by its UDP `sid` (hex). */
   async findAccessBySid(sidHex: string): Promise<AccessRecord | undefined> {
-    const access = await this.cache.get<string>('udp-session', sidHex);
-    if (typeof access !== 'string') return undefined;
-    const record = await this.cache.get<AccessRecord>('session', access);
-    if (record) frozenPrincipal(record.principal);
-    return record;
+    return (await this.findAccessBySidMany([sidHex]))[0];
   }
 
-  /** {@link findAccessBySid} for many sessions: two batched reads (the `sid` entries, then their records), in order. */
+  /** The live access records of many sessions named by their UDP `sid`s: two batched reads (the `sid` entries, then their records), in order. */
   async findAccessBySidMany(sidsHex: readonly string[]): Promise<Array<AccessRecord | undefined>> {
     const accessKeys = (await this.cache.getMany(sidsHex.map((sid) => ['udp-session', sid] as const))) as Array<string | undefined>;
     const found: number[] = [];
