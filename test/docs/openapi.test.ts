@@ -9,7 +9,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ACCOUNT_STORE, loadConfig, LoginService, SessionStores, silentLoggerFactory, TokenSessionSync } from '@portcullis/core';
+import { ACCOUNT_STORE, loadConfig, LoginService, OverloadedError, SessionStores, silentLoggerFactory, TokenSessionSync } from '@portcullis/core';
 import { storeUnavailable } from '@portcullis/core/testing';
 import type { DependencyContainer } from 'tsyringe';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -274,6 +274,10 @@ describe('POST /auth/signup', () => {
     await duringOutage(plain.container, () =>
       send(base, '/auth/signup', { body: { email: 'down@example.com', username: 'down', password: 'correct horse battery' }, validRequest: true }, { status: 503 }),
     );
+    vi.spyOn(plain.container.resolve(LoginService), 'signup').mockRejectedValueOnce(new OverloadedError('signups', 2));
+    const overloaded = await send(base, '/auth/signup', { body: { email: 'busy@example.com', username: 'busy', password: 'correct horse battery' }, validRequest: true }, { status: 503 });
+    expect(json<{ error: string }>(overloaded).error).toBe('overloaded');
+    expect(overloaded.headers.get('retry-after')).toBe('2');
   });
 });
 
@@ -315,6 +319,10 @@ describe.each([
     vi.spyOn(plain.container.resolve(LoginService), method).mockRejectedValueOnce(new Error('a bug'));
     await send(base, path, { body, validRequest: true }, { status: 500 });
     await duringOutage(plain.container, () => send(base, path, { body, validRequest: true }, { status: 503 }));
+    vi.spyOn(plain.container.resolve(LoginService), method).mockRejectedValueOnce(new OverloadedError('logins', 3));
+    const overloaded = await send(base, path, { body, validRequest: true }, { status: 503 });
+    expect(json<{ error: string }>(overloaded).error).toBe('overloaded');
+    expect(overloaded.headers.get('retry-after')).toBe('3');
   });
 });
 

@@ -21,7 +21,7 @@ export { keyId, keyIdOf } from './key/key-id.js';
 export type { JsonWebKeySet, PublicJwk } from './jwt/jwks.js';
 
 // errors and logging
-export { ConfigError, PortcullisError, TokenError } from './errors/portcullis-error.js';
+export { ConfigError, OverloadedError, PortcullisError, TokenError } from './errors/portcullis-error.js';
 export type { PortcullisErrorCode, RefusalCode, TokenFailureReason } from './errors/error-codes.js';
 export { describeError } from './errors/describe-error.js';
 export type { Logger, LoggerFactory } from './contracts/logger.js';

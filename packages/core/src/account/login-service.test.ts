@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CaptchaVerifier } from '../captcha/captcha-verifier.js';
 import { loadConfig } from '../config/load-config.js';
+import { OverloadedError } from '../errors/portcullis-error.js';
+import { BcryptLimiter } from '../password/bcrypt-limiter.js';
 import { PasswordHasher } from '../password/password-hasher.js';
 import { LockoutStore } from '../store/lockout-store.js';
 import { createSessionStores } from '../store/session-stores.js';
@@ -121,5 +123,55 @@ describe('LoginService login', () => {
     await expect(service.loginWithUsername({ username: 'ada' } as never)).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(service.loginWithEmail({ email: { $ne: '' }, password: 'x' } as never)).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(service.loginWithUsername({ username: 'ada', password: '' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+});
+
+describe('LoginService under a login storm', () => {
+  const stormConfig = loadConfig({
+    env: {
+      SVC__SECURITY__PASSWORD__WORK_FACTOR: '4',
+      SVC__SECURITY__PASSWORD__MAX_WAIT_SECONDS: '1',
+      SVC__SECURITY__LOCKOUT__MAX_FAILURES: '2',
+      SVC__SECURITY__LOCKOUT__IP_MAX_FAILURES: '2',
+    },
+    tree: {},
+  });
+
+  it('refuses logins and signups that would wait past password:max-wait-seconds at once, counting and creating nothing', async () => {
+    // One slot whose computations take about 400 ms; three checks under way keep a newcomer waiting about 1.2 s.
+    const limiter = new BcryptLimiter(1);
+    const hasher = new PasswordHasher(stormConfig, limiter);
+    const accounts = new InMemoryAccountStore();
+    const captcha = { enabled: false, verify: vi.fn(async () => true) };
+    const warnings: unknown[][] = [];
+    const loggers = { create: () => ({ debug() {}, info() {}, warn: (...line: unknown[]) => warnings.push(line), error() {} }) };
+    const service = new LoginService(stormConfig, hasher, accounts, new LockoutStore(stormConfig, createSessionStores(stormConfig)), captcha, loggers);
+    // Ada's account is made outside this limiter, whose only timed computation is the 400 ms one.
+    await accounts.create({ email: ada.email, username: ada.username, passwordHash: await new PasswordHasher(stormConfig).hash(ada.password) });
+    await limiter.run(() => new Promise((resolve) => setTimeout(resolve, 400)));
+    const releases: Array<() => void> = [];
+    const underWay = Array.from({ length: 3 }, () => hasher.admit('logins', () => new Promise<void>((resolve) => releases.push(resolve))));
+    const verify = vi.spyOn(hasher, 'verify');
+    const hash = vi.spyOn(hasher, 'hash');
+    const origin = { remoteAddress: '198.51.100.7' };
+
+    // More wrong-password attempts than the account and the address may fail: none is counted.
+    for (let i = 0; i < 3; i++) {
+      const refused = await service.loginWithUsername({ username: 'ada', password: 'wrong password' }, origin).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(OverloadedError);
+      expect(refused).toMatchObject({ code: 'overloaded' });
+      expect((refused as OverloadedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    }
+    await expect(service.signup({ ...ada, username: 'bob', email: 'bob@example.com' }, origin)).rejects.toBeInstanceOf(OverloadedError);
+    expect(verify).not.toHaveBeenCalled();
+    expect(hash).not.toHaveBeenCalled();
+    expect(await accounts.findByUsername('bob')).toBeUndefined();
+    expect(warnings).toEqual([['bcrypt behind: logins and signups answered overloaded (see password:max-wait-seconds)', { waiting: 'logins', times: 1 }]]);
+
+    for (const release of releases) release();
+    await Promise.all(underWay);
+    // Neither the account nor the address was locked by the refused attempts.
+    expect((await service.loginWithUsername({ username: 'ada', password: ada.password }, origin)).username).toBe('ada');
+    expect((await service.signup({ ...ada, username: 'bob', email: 'bob@example.com' }, origin)).username).toBe('bob');
   });
 });

@@ -44,7 +44,7 @@ describe('loadConfig: defaults', () => {
         clockSkewSeconds: 30,
         refreshReuseGraceSeconds: 0,
         jwt: { algorithm: 'HS256', verifyOnly: false, mapInboundClaims: true, nameClaim: '' },
-        password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024 },
+        password: { workFactor: 11, prehash: 'none', minLength: 8, maxLength: 1024, maxWaitSeconds: 30 },
         lockout: { store: 'memory', maxFailures: 5, ipMaxFailures: 50, windowMinutes: 15, lockMinutes: 15 },
         captcha: { provider: undefined, siteKey: '', secretKey: expect.any(Secret), verifyUrl: '', expectedHostname: '', expectedAction: '', minScore: undefined },
         session: { accessMinutes: 60, refreshDays: 7, maxPerPrincipal: 32, nearCacheSeconds: 5, jwtNearCacheSeconds: 0 },

@@ -101,6 +101,7 @@ function readPassword(s: Section): SecurityConfig['password'] {
     prehash: section.read('prehash', oneOf('none', 'sha384'), 'none'),
     minLength: section.read('min-length', integer(1, 4096), 8),
     maxLength: section.read('max-length', integer(1, 65_536), 1024),
+    maxWaitSeconds: section.read('max-wait-seconds', integer(0, 3600), 30),
   };
   section.done();
   if (password.minLength > password.maxLength) {

@@ -65,6 +65,8 @@ export interface SecurityConfig {
     readonly prehash: 'none' | 'sha384';
     readonly minLength: number;
     readonly maxLength: number;
+    /** A login or signup that would wait longer than this for bcrypt is refused at once with `overloaded`; 0 never refuses. */
+    readonly maxWaitSeconds: number;
   };
   readonly lockout: {
     readonly store: 'memory' | 'backplane';

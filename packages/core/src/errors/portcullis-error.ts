@@ -61,3 +61,24 @@ export class ConfigError extends PortcullisError {
     this.key = key;
   }
 }
+
+/**
+ * A request refused at once because the server has more of that work waiting than it
+ * can finish in time (code `overloaded`): try again after `retryAfterSeconds`. HTTP
+ * answers 503 with `Retry-After`. Nothing was counted or changed for the request.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof OverloadedError) res.set('Retry-After', String(err.retryAfterSeconds));
+ * ```
+ */
+export class OverloadedError extends PortcullisError {
+  readonly retryAfterSeconds: number;
+
+  constructor(what: string, retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super('overloaded', `too many ${what} waiting; try again in ${seconds} s`);
+    this.name = 'OverloadedError';
+    this.retryAfterSeconds = seconds;
+  }
+}

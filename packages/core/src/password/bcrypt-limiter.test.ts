@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { OverloadedError } from '../errors/portcullis-error.js';
 import { BcryptLimiter, defaultBcryptConcurrency } from './bcrypt-limiter.js';
 
 function deferred() {
@@ -66,5 +67,70 @@ describe('BcryptLimiter', () => {
     expect(n).toBeLessThanOrEqual(availableParallelism());
     if (process.env.UV_THREADPOOL_SIZE === undefined) expect(n).toBeLessThanOrEqual(3);
     expect(BcryptLimiter.shared.concurrency).toBe(n);
+  });
+
+  describe('admit', () => {
+    /** A limiter whose mean computation has been timed at about `ms` (one real run of that length). */
+    async function timedAt(concurrency: number, ms: number): Promise<BcryptLimiter> {
+      const limiter = new BcryptLimiter(concurrency);
+      await limiter.run(() => new Promise((resolve) => setTimeout(resolve, ms)));
+      return limiter;
+    }
+
+    it('refuses at once, without running it, a check that would wait past the bound, and admits again once those ahead finish', async () => {
+      const limiter = await timedAt(1, 60);
+      expect(limiter.expectedWaitMs()).toBe(0);
+      const holds = Array.from({ length: 3 }, deferred);
+      const admitted = holds.map((hold) => limiter.admit(150, 'logins', () => hold.promise));
+      expect(limiter.admitted).toBe(3);
+      expect(limiter.expectedWaitMs()).toBeGreaterThanOrEqual(3 * 55);
+      // Three ahead, one at a time, about 60 ms each: 180 ms of waiting is past 150.
+      let ran = false;
+      const refusal = await limiter
+        .admit(150, 'logins', async () => {
+          ran = true;
+        })
+        .catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(OverloadedError);
+      expect(refusal).toMatchObject({ code: 'overloaded', retryAfterSeconds: 1, message: 'too many logins waiting; try again in 1 s' });
+      expect(ran).toBe(false);
+      expect(limiter.admitted).toBe(3);
+
+      for (const hold of holds) hold.resolve();
+      await Promise.all(admitted);
+      expect(limiter.admitted).toBe(0);
+      await expect(limiter.admit(150, 'logins', async () => 'in')).resolves.toBe('in');
+    });
+
+    it('counts the checks admitted per slot: with two slots the same queue waits half as long', async () => {
+      const limiter = await timedAt(2, 60);
+      const holds = Array.from({ length: 3 }, deferred);
+      const admitted = holds.map((hold) => limiter.admit(150, 'signups', () => hold.promise));
+      // Three ahead on two slots: one round of about 60 ms.
+      await expect(limiter.admit(150, 'signups', async () => 'in')).resolves.toBe('in');
+      for (const hold of holds) hold.resolve();
+      await Promise.all(admitted);
+    });
+
+    it('ends a check\'s admission when it fails, and never refuses with a bound of 0', async () => {
+      const limiter = await timedAt(1, 60);
+      await expect(limiter.admit(150, 'logins', () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
+      expect(limiter.admitted).toBe(0);
+      const holds = Array.from({ length: 10 }, deferred);
+      const admitted = holds.map((hold) => limiter.admit(0, 'logins', () => hold.promise));
+      expect(limiter.admitted).toBe(10);
+      for (const hold of holds) hold.resolve();
+      await Promise.all(admitted);
+    });
+
+    it('admits everything until one computation has been timed: there is no wait to estimate yet', async () => {
+      const limiter = new BcryptLimiter(1);
+      const holds = Array.from({ length: 50 }, deferred);
+      const admitted = holds.map((hold) => limiter.admit(1, 'logins', () => hold.promise));
+      expect(limiter.expectedWaitMs()).toBe(0);
+      expect(limiter.admitted).toBe(50);
+      for (const hold of holds) hold.resolve();
+      await Promise.all(admitted);
+    });
   });
 });

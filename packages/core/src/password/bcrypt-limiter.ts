@@ -4,7 +4,9 @@
  * every pool thread and stall unrelated I/O for the length of the storm.
  */
 import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import bcrypt from 'bcrypt';
+import { OverloadedError } from '../errors/portcullis-error.js';
 
 /** libuv's default thread-pool size, used when `UV_THREADPOOL_SIZE` is not set. */
 const LIBUV_DEFAULT_POOL_SIZE = 4;
@@ -30,11 +32,18 @@ export function defaultBcryptConcurrency(): number {
   return Math.max(1, Math.min(availableParallelism(), poolSize - 1));
 }
 
+/** How much of the measured mean one finished computation replaces (an exponential moving average). */
+const MEAN_WEIGHT = 0.2;
+
 /**
  * Runs bcrypt `hash` and `compare` (the async, thread-pool versions) with at most
  * `concurrency` of them in flight; further calls wait in FIFO order. One process
  * normally shares {@link BcryptLimiter.shared}, because the pool it protects is
- * per process. `inFlight`, `queued` and `maxObserved` are there for metrics and tests.
+ * per process. `inFlight`, `queued`, `admitted` and `maxObserved` are there for metrics and tests.
+ *
+ * Whole password checks (a login or signup, with the store calls around its bcrypt
+ * call) can be admitted with {@link BcryptLimiter.admit}: one that would wait longer
+ * than a bound for bcrypt is refused at once, before it counts or changes anything.
  *
  * @example
  * ```ts
@@ -42,6 +51,7 @@ export function defaultBcryptConcurrency(): number {
  * const hash = await limiter.hash('correct horse', 11);
  * await limiter.compare('correct horse', hash); // true
  * limiter.maxObserved; // never above 2
+ * await limiter.admit(30_000, 'logins', () => login(body)); // OverloadedError past 30 s of waiting
  * ```
  */
 export class BcryptLimiter {
@@ -51,6 +61,8 @@ export class BcryptLimiter {
   readonly concurrency: number;
   #inFlight = 0;
   #maxObserved = 0;
+  #admitted = 0;
+  #meanMs: number | undefined;
   readonly #waiting: Array<() => void> = [];
 
   constructor(concurrency: number = defaultBcryptConcurrency()) {
@@ -68,6 +80,39 @@ export class BcryptLimiter {
   /** Calls waiting for a free slot. */
   get queued(): number {
     return this.#waiting.length;
+  }
+
+  /** Password checks admitted by {@link admit} and not finished yet. */
+  get admitted(): number {
+    return this.#admitted;
+  }
+
+  /**
+   * How long a password check admitted now would wait for bcrypt: the checks already
+   * admitted go `concurrency` at a time, each taking the mean time of the computations
+   * finished so far. 0 before the first has finished.
+   */
+  expectedWaitMs(): number {
+    return this.#meanMs === undefined ? 0 : Math.floor(this.#admitted / this.concurrency) * this.#meanMs;
+  }
+
+  /**
+   * Runs `work`, one password check, as admitted for as long as it runs; or refuses it
+   * at once, without running it, when {@link expectedWaitMs} is over `maxWaitMs`
+   * (0: never refuses). Answers what `work` answers.
+   *
+   * @param what the kind of work, plural, for the refusal's message (e.g. `'logins'`).
+   * @throws OverloadedError (code `overloaded`) with the time until the wait is back within `maxWaitMs`.
+   */
+  async admit<T>(maxWaitMs: number, what: string, work: () => Promise<T>): Promise<T> {
+    const waitMs = this.expectedWaitMs();
+    if (maxWaitMs > 0 && waitMs > maxWaitMs) throw new OverloadedError(what, (waitMs - maxWaitMs) / 1000);
+    this.#admitted++;
+    try {
+      return await work();
+    } finally {
+      this.#admitted--;
+    }
   }
 
   /** The highest `inFlight` seen since construction or the last {@link resetObserved}. */
@@ -93,9 +138,12 @@ export class BcryptLimiter {
   /** Runs any task under the same cap, e.g. another thread-pool-heavy computation. */
   async run<T>(task: () => Promise<T>): Promise<T> {
     await this.acquire();
+    const started = performance.now();
     try {
       return await task();
     } finally {
+      const tookMs = performance.now() - started;
+      this.#meanMs = this.#meanMs === undefined ? tookMs : this.#meanMs + MEAN_WEIGHT * (tookMs - this.#meanMs);
       this.release();
     }
   }

@@ -28,6 +28,9 @@ const dummyHashes = new Map<number, string>();
  * - `verify` with a null, undefined or malformed hash spends one bcrypt
  *   computation at the configured cost and answers false, so an unknown account
  *   takes as long as a wrong password.
+ * - {@link admit} runs a whole login or signup as one admitted password check, or
+ *   refuses it at once with `overloaded` when it would wait more than
+ *   `password:max-wait-seconds` for bcrypt.
  * - A password that is not a string, is longer than `password:max-length`
  *   characters (code points) or holds a lone surrogate is refused with
  *   `PortcullisError('invalid_password')`. `password:min-length` is a signup
@@ -47,6 +50,7 @@ export class PasswordHasher {
   readonly #workFactor: number;
   readonly #prehash: PasswordPrehash;
   readonly #maxLength: number;
+  readonly #maxWaitMs: number;
   readonly #limiter: BcryptLimiter;
 
   /**
@@ -54,11 +58,32 @@ export class PasswordHasher {
    *   {@link BcryptLimiter.shared} by default (also what tsyringe injects).
    */
   constructor(@inject(PORTCULLIS_CONFIG) config: PortcullisConfig, limiter: BcryptLimiter = BcryptLimiter.shared) {
-    const { workFactor, prehash, maxLength } = config.security.password;
+    const { workFactor, prehash, maxLength, maxWaitSeconds } = config.security.password;
     this.#workFactor = workFactor;
     this.#prehash = prehash;
     this.#maxLength = maxLength;
+    this.#maxWaitMs = maxWaitSeconds * 1000;
     this.#limiter = limiter;
+  }
+
+  /**
+   * Runs `work` (a login or signup, from before it counts anything to its end) as one
+   * admitted password check; refuses it at once, without running it, while the checks
+   * already admitted would keep it waiting more than `password:max-wait-seconds` for
+   * bcrypt (see {@link BcryptLimiter.admit}).
+   *
+   * @example
+   * ```ts
+   * const newHash = await hasher.admit('password changes', async () => {
+   *   if (!(await hasher.verify(body.oldPassword, account.passwordHash))) throw new PortcullisError('invalid_credentials', 'wrong password');
+   *   return hasher.hash(body.newPassword);
+   * });
+   * ```
+   *
+   * @throws OverloadedError (code `overloaded`, HTTP 503 with `Retry-After`).
+   */
+  admit<T>(what: string, work: () => Promise<T>): Promise<T> {
+    return this.#limiter.admit(this.#maxWaitMs, what, work);
   }
 
   /**

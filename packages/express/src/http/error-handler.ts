@@ -3,7 +3,7 @@
  * precise status; nothing answers 500 for bad input, and no stack trace or
  * internal message ever reaches the client.
  */
-import { describeError, PortcullisError, type Logger } from '@portcullis/core';
+import { describeError, LockedOutError, OverloadedError, PortcullisError, type Logger } from '@portcullis/core';
 import type { ErrorBody, ErrorCode } from '@portcullis/protocol';
 import type { ErrorRequestHandler, Response } from 'express';
 import { HTTP_ERROR_TABLE, httpErrorFor } from './http-status-table.js';
@@ -36,18 +36,20 @@ export function sendError(res: Response, status: number, error: ErrorCode, messa
 }
 
 /**
- * Sends one `PortcullisError` per the status table: `locked_out` carries
- * `Retry-After`, server-side codes answer a fixed message.
+ * Sends one `PortcullisError` per the status table: an error with a retry time
+ * (`LockedOutError`, `OverloadedError`) carries `Retry-After`, server-side codes
+ * answer a fixed message.
  *
  * @example
  * ```ts
  * sendPortcullisError(res, new PortcullisError('conflict', 'username is taken')); // 409
+ * sendPortcullisError(res, new OverloadedError('logins', 3)); // 503, Retry-After: 3
  * ```
  */
 export function sendPortcullisError(res: Response, error: PortcullisError): void {
   const mapping = httpErrorFor(error.code);
-  const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-  if (error.code === 'locked_out' && typeof retryAfter === 'number' && !res.headersSent) {
+  const retryAfter = error instanceof LockedOutError || error instanceof OverloadedError ? error.retryAfterSeconds : undefined;
+  if (retryAfter !== undefined && !res.headersSent) {
     res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
   }
   sendError(res, mapping.status, mapping.wire, mapping.message ?? error.message);
@@ -80,7 +82,8 @@ export function portcullisErrorHandler(log?: Logger): ErrorRequestHandler {
       return;
     }
     if (error instanceof PortcullisError) {
-      if (httpErrorFor(error.code).status >= 500) log?.error('request failed', { route: req.path, ...describeForLog(error) });
+      // `overloaded` is an answer the server chose, and the service that chose it logs it, throttled.
+      if (httpErrorFor(error.code).status >= 500 && !(error instanceof OverloadedError)) log?.error('request failed', { route: req.path, ...describeForLog(error) });
       sendPortcullisError(res, error);
       return;
     }

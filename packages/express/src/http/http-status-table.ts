@@ -48,7 +48,7 @@ export const HTTP_ERROR_TABLE = Object.freeze({
   locked_out: { status: 429, wire: 'locked_out' },
   rate_limited: { status: 429, wire: 'rate_limited', message: WIRE_ERROR_MESSAGES.rate_limited },
   unavailable: { status: 503, wire: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable },
-  overloaded: { status: 503, wire: 'overloaded', message: WIRE_ERROR_MESSAGES.overloaded },
+  overloaded: { status: 503, wire: 'overloaded' },
   config_invalid: INTERNAL,
   key_rejected: INTERNAL,
   internal: INTERNAL,
