@@ -86,3 +86,26 @@ describe('WebSocketConnection backpressure', () => {
     expect(euros.ws.terminated).toBe(true);
   });
 });
+
+describe('WebSocketConnection reads', () => {
+  it('runs ws\'s data listener corked, as the one listener of the socket, which ws\'s own removeListener still removes', () => {
+    const socket = new PassThrough();
+    const corkedWhileRead: number[] = [];
+    // Stands for ws's `socketOnData`, added before the connection is built.
+    function socketOnData(this: PassThrough, _chunk: Buffer): void {
+      expect(this).toBe(socket);
+      corkedWhileRead.push(socket.writableCorked);
+    }
+    socket.on('data', socketOnData);
+    const { dispatcher } = deferredReplies();
+    const options = resolveWebSocketOptions({ dispatcher: dispatcher as never, registry: registry(), heartbeatIntervalMs: 0 });
+    new WebSocketConnection(new FakeSocket() as unknown as WebSocket, socket, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
+
+    expect(socket.listenerCount('data')).toBe(1);
+    socket.emit('data', Buffer.from('two messages'));
+    expect(corkedWhileRead).toEqual([1]);
+    expect(socket.writableCorked).toBe(0);
+    socket.removeListener('data', socketOnData);
+    expect(socket.listenerCount('data')).toBe(0);
+  });
+});

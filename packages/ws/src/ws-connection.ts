@@ -125,17 +125,39 @@ export class WebSocketConnection implements Liveness {
 }
 
 /**
- * Corks `socket` while ws reads one chunk of it and uncorks it after: ws's listener
- * (added when the WebSocket was set up, before this) runs between the two, and emits
- * the chunk's messages synchronously, so the replies answered at once all leave in one
- * `writev` instead of one system call each. A chunk holds several messages when the
- * server has fallen behind its clients, so the further behind, the cheaper each reply:
- * a backlog drains instead of feeding itself. A lone message costs what it did: ws
- * corks around each frame it sends anyway.
+ * Corks `socket` while ws reads one chunk of it and uncorks it after: ws's `data` listener
+ * (added when the WebSocket was set up, before this) emits the chunk's messages
+ * synchronously, so the replies answered at once all leave in one `writev` instead of one
+ * system call each. A chunk holds several messages when the server has fallen behind its
+ * clients, so the further behind, the cheaper each reply: a backlog drains instead of
+ * feeding itself. A lone message costs what it did: ws corks around each frame it sends anyway.
+ *
+ * ws's listener is replaced by one wrapping it, not flanked by two more: `emit` with one
+ * listener calls it directly, with three it copies the listener array on every read. The
+ * wrapper names ws's listener as its `listener` (as `once` wrappers do), so ws's own
+ * `removeListener('data', …)` at close still removes it.
  */
 function batchRepliesPerRead(socket: Duplex): void {
-  socket.prependListener('data', () => socket.cork());
-  socket.on('data', () => socket.uncork());
+  const listeners = socket.listeners('data') as Array<(chunk: Buffer) => void>;
+  if (listeners.length !== 1) {
+    socket.prependListener('data', () => socket.cork());
+    socket.on('data', () => socket.uncork());
+    return;
+  }
+  const onData = listeners[0]!;
+  const corked = Object.assign(
+    function (this: Duplex, chunk: Buffer): void {
+      socket.cork();
+      try {
+        onData.call(this, chunk);
+      } finally {
+        socket.uncork();
+      }
+    },
+    { listener: onData },
+  );
+  socket.removeListener('data', onData);
+  socket.on('data', corked);
 }
 
 function toBytes(data: RawData): Uint8Array {
