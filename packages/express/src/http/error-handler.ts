@@ -6,21 +6,7 @@
 import { describeError, LockedOutError, OverloadedError, PortcullisError, type Logger } from '@portcullis/core';
 import type { ErrorBody, ErrorCode } from '@portcullis/protocol';
 import type { ErrorRequestHandler, Response } from 'express';
-import { HTTP_ERROR_TABLE, httpErrorFor } from './http-status-table.js';
-
-/** body-parser and http-errors failures, by `type`, answered as `invalid_request`. */
-const BODY_ERRORS: Readonly<Record<string, { status: number; message: string }>> = {
-  'entity.parse.failed': { status: 400, message: 'the request body is not valid JSON (an object or array is expected)' },
-  'entity.too.large': { status: 413, message: 'the request body is too large' },
-  'entity.verify.failed': { status: 400, message: 'the request body was refused' },
-  'request.aborted': { status: 400, message: 'the request body was not received completely' },
-  'request.size.invalid': { status: 400, message: 'the request body does not match its Content-Length' },
-  'encoding.invalid': { status: 400, message: 'the request body is not valid UTF-8' },
-  'charset.unsupported': { status: 415, message: 'the request body must be UTF-8 JSON' },
-  'encoding.unsupported': { status: 415, message: 'the request body has an unsupported Content-Encoding' },
-  'parameters.too.many': { status: 413, message: 'the request has too many parameters' },
-  'stream.encoding.set': { status: HTTP_ERROR_TABLE.internal.status, message: HTTP_ERROR_TABLE.internal.message },
-};
+import { bodyErrorFor, HTTP_ERROR_TABLE, httpErrorFor } from './http-status-table.js';
 
 /**
  * Sends `{error, message}` with `status`, unless a response is already under way.
@@ -87,8 +73,7 @@ export function portcullisErrorHandler(log?: Logger): ErrorRequestHandler {
       sendPortcullisError(res, error);
       return;
     }
-    const type = (error as { type?: unknown } | null)?.type;
-    const body = typeof type === 'string' && Object.hasOwn(BODY_ERRORS, type) ? BODY_ERRORS[type]! : undefined;
+    const body = bodyErrorFor(error);
     const status = body?.status ?? statusOf(error);
     if (status !== undefined && status < 500) {
       sendError(res, status, 'invalid_request', body?.message ?? 'the request is malformed');

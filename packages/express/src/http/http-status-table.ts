@@ -1,6 +1,7 @@
 /**
- * The one table of the express adapter: every `PortcullisError` code, and so every
- * shield refusal, and its HTTP answer (status, wire code, fixed message).
+ * The tables of the express adapter, in one place: every `PortcullisError` code, and
+ * so every shield refusal, and its HTTP answer (status, wire code, fixed message); and
+ * every request-body failure of body-parser, answered `invalid_request`.
  */
 import type { PortcullisErrorCode } from '@portcullis/core';
 import { WIRE_ERROR_MESSAGES, type ErrorCode } from '@portcullis/protocol';
@@ -27,7 +28,8 @@ const INTERNAL = { status: 500, wire: 'internal', message: 'internal error' } as
  * Every `PortcullisError` code and its HTTP answer. `invalid_password` (a
  * password too long or not a string) is input like any other: 400
  * `invalid_request`. Shield refusals are `unauthorized` (401), `forbidden` (403)
- * and `unavailable` (503); a `@RateLimit` refusal is `rate_limited` (429). Server-side codes answer a fixed message.
+ * and `unavailable` (503); a `@RateLimit` refusal is `rate_limited` (429); a login or
+ * signup refused for bcrypt's backlog is `overloaded` (503). Server-side codes answer a fixed message.
  *
  * @example
  * ```ts
@@ -64,4 +66,32 @@ export const HTTP_ERROR_TABLE = Object.freeze({
  */
 export function httpErrorFor(code: string): HttpErrorMapping {
   return Object.hasOwn(HTTP_ERROR_TABLE, code) ? HTTP_ERROR_TABLE[code as PortcullisErrorCode] : INTERNAL;
+}
+
+/** body-parser and http-errors failures, by `type`, answered as `invalid_request`. */
+const BODY_ERROR_TABLE: Readonly<Record<string, { status: number; message: string }>> = {
+  'entity.parse.failed': { status: 400, message: 'the request body is not valid JSON (an object or array is expected)' },
+  'entity.too.large': { status: 413, message: 'the request body is too large' },
+  'entity.verify.failed': { status: 400, message: 'the request body was refused' },
+  'request.aborted': { status: 400, message: 'the request body was not received completely' },
+  'request.size.invalid': { status: 400, message: 'the request body does not match its Content-Length' },
+  'encoding.invalid': { status: 400, message: 'the request body is not valid UTF-8' },
+  'charset.unsupported': { status: 415, message: 'the request body must be UTF-8 JSON' },
+  'encoding.unsupported': { status: 415, message: 'the request body has an unsupported Content-Encoding' },
+  'parameters.too.many': { status: 413, message: 'the request has too many parameters' },
+  'stream.encoding.set': { status: HTTP_ERROR_TABLE.internal.status, message: HTTP_ERROR_TABLE.internal.message },
+};
+
+/**
+ * The status and message of a request-body failure (body-parser's `type`), or undefined
+ * for any other error.
+ *
+ * @example
+ * ```ts
+ * bodyErrorFor({ type: 'entity.too.large' }); // { status: 413, message: 'the request body is too large' }
+ * ```
+ */
+export function bodyErrorFor(error: unknown): { readonly status: number; readonly message: string } | undefined {
+  const type = (error as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && Object.hasOwn(BODY_ERROR_TABLE, type) ? BODY_ERROR_TABLE[type] : undefined;
 }
