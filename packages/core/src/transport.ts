@@ -31,7 +31,6 @@ export { ConnectionProtocol } from './realtime/connection-protocol.js';
 export type { ConnectionProtocolOptions, HandshakeMode, ProtocolCloseReason } from './realtime/connection-protocol-options.js';
 export { ReplySequencer, type PendingReply, type ReplySequencerOptions } from './realtime/reply-sequencer.js';
 export { AuthWaitingRoom, type AuthTicket } from './realtime/auth-waiting-room.js';
-export { ReadTurns } from './realtime/read-turns.js';
 
 // what the connection registry tracks
 export type { ConnectionCloseCode, ConnectionInit, LiveConnection, RevocationSource } from './realtime/connection-registry.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { describeError, type Logger } from '@portcullis/core';
-import { ConnectionProtocol, ReadTurns, type AuthTicket } from '@portcullis/core/transport';
+import { ConnectionProtocol, type AuthTicket } from '@portcullis/core/transport';
 import { encodeFrame, FrameDecoder, type CloseReason } from '@portcullis/protocol';
 import type { ResolvedTcpOptions } from './tcp-options.js';
 
@@ -10,8 +10,7 @@ import type { ResolvedTcpOptions } from './tcp-options.js';
  * `ConnectionProtocol` (auth frame first, within `authTimeoutMs`), replies out as
  * frames in request order. A missing, late, oversized or malformed first frame,
  * and any later oversized frame, closes the connection. Reading pauses while
- * requests pile up or the socket reports backpressure, and for the rest of a long
- * loop turn once read in it ({@link ReadTurns}); a client that lets
+ * requests pile up or the socket reports backpressure; a client that lets
  * `maxBufferedBytes` of output pile up is dropped.
  *
  * @example
@@ -25,12 +24,6 @@ export class TcpConnection {
   private readonly decoder: FrameDecoder;
   private saturated = false;
   private writeBlocked = false;
-  /** Read in a loop turn past its budget: paused until the turn ends. */
-  private yielding = false;
-  private readonly onTurnEnd = () => {
-    this.yielding = false;
-    this.updateReading();
-  };
 
   constructor(
     private readonly socket: Socket,
@@ -57,13 +50,7 @@ export class TcpConnection {
     });
     socket.setNoDelay(true);
     if (options.keepAliveMs > 0) socket.setKeepAlive(true, options.keepAliveMs);
-    socket.on('data', (chunk: Buffer) => {
-      this.receive(chunk);
-      if (!this.yielding && ReadTurns.yieldAfterRead(this.onTurnEnd)) {
-        this.yielding = true;
-        this.updateReading();
-      }
-    });
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('drain', () => {
       this.writeBlocked = false;
       this.updateReading();
@@ -132,7 +119,7 @@ export class TcpConnection {
   }
 
   private updateReading(): void {
-    if (this.saturated || this.writeBlocked || this.yielding) this.socket.pause();
+    if (this.saturated || this.writeBlocked) this.socket.pause();
     else if (!this.socket.destroyed && this.socket.writable) this.socket.resume();
   }
 }

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { describeError, type Logger } from '@portcullis/core';
-import { ConnectionProtocol, ReadTurns, type Admitted, type AuthTicket, type HandshakeMode } from '@portcullis/core/transport';
+import { ConnectionProtocol, type Admitted, type AuthTicket, type HandshakeMode } from '@portcullis/core/transport';
 import { WebSocket, type RawData } from 'ws';
 import type { Heartbeat, Liveness } from './heartbeat.js';
 import { WS_ANSWERS } from './ws-answers.js';
@@ -21,8 +21,7 @@ export interface WebSocketPeer {
  * Serves one accepted WebSocket: messages in, replies out, through core's
  * `ConnectionProtocol`. Stops reading while too many requests are unanswered or
  * the send buffer is above half of `maxBufferedBytes` (until it drains to a
- * quarter), and for the rest of a long loop turn once read in it ({@link ReadTurns});
- * drops a client whose buffer would pass `maxBufferedBytes`. Every
+ * quarter); drops a client whose buffer would pass `maxBufferedBytes`. Every
  * socket gets an `error` listener (an oversized frame is reported there and
  * closes with 1009 instead of crashing the process). The replies to all the
  * messages of one read leave in one write (see {@link batchRepliesPerRead}).
@@ -40,12 +39,6 @@ export class WebSocketConnection implements Liveness {
   private readonly resumeBelow: number;
   private saturated = false;
   private writeBlocked = false;
-  /** Read in a loop turn past its budget: paused until the turn ends. */
-  private yielding = false;
-  private readonly onTurnEnd = () => {
-    this.yielding = false;
-    this.updateReading();
-  };
   private readonly onFlushed = () => {
     if (this.writeBlocked && this.ws.bufferedAmount <= this.resumeBelow) {
       this.writeBlocked = false;
@@ -81,7 +74,7 @@ export class WebSocketConnection implements Liveness {
       onSaturated: () => this.setSaturated(true),
       onRelieved: () => this.setSaturated(false),
     });
-    batchRepliesPerRead(socket, () => this.afterRead());
+    batchRepliesPerRead(socket);
     heartbeat.add(ws, this);
     ws.on('message', (data: RawData, isBinary: boolean) => {
       this.alive = true;
@@ -119,20 +112,13 @@ export class WebSocketConnection implements Liveness {
     else ws.send(text);
   }
 
-  private afterRead(): void {
-    if (!this.yielding && ReadTurns.yieldAfterRead(this.onTurnEnd)) {
-      this.yielding = true;
-      this.updateReading();
-    }
-  }
-
   private setSaturated(saturated: boolean): void {
     this.saturated = saturated;
     this.updateReading();
   }
 
   private updateReading(): void {
-    const shouldPause = this.saturated || this.writeBlocked || this.yielding;
+    const shouldPause = this.saturated || this.writeBlocked;
     if (shouldPause && !this.ws.isPaused) this.ws.pause();
     else if (!shouldPause && this.ws.isPaused) this.ws.resume();
   }
@@ -149,16 +135,13 @@ export class WebSocketConnection implements Liveness {
  * ws's listener is replaced by one wrapping it, not flanked by two more: `emit` with one
  * listener calls it directly, with three it copies the listener array on every read. The
  * wrapper names ws's listener as its `listener` (as `once` wrappers do), so ws's own
- * `removeListener('data', …)` at close still removes it. `afterRead` runs after each read.
+ * `removeListener('data', …)` at close still removes it.
  */
-function batchRepliesPerRead(socket: Duplex, afterRead: () => void): void {
+function batchRepliesPerRead(socket: Duplex): void {
   const listeners = socket.listeners('data') as Array<(chunk: Buffer) => void>;
   if (listeners.length !== 1) {
     socket.prependListener('data', () => socket.cork());
-    socket.on('data', () => {
-      socket.uncork();
-      afterRead();
-    });
+    socket.on('data', () => socket.uncork());
     return;
   }
   const onData = listeners[0]!;
@@ -170,7 +153,6 @@ function batchRepliesPerRead(socket: Duplex, afterRead: () => void): void {
       } finally {
         socket.uncork();
       }
-      afterRead();
     },
     { listener: onData },
   );
