@@ -109,6 +109,29 @@ export function stormTargetsMissed(result) {
   return delay < STORM_LOOP_TARGET_MS ? [] : [`storm: event-loop max delay ${delay.toFixed(1)} ms (target < ${STORM_LOOP_TARGET_MS} ms)`];
 }
 
+/** Active handles gained per hour that make a soak's growth trend. */
+export const HANDLES_PER_HOUR_LIMIT = 10;
+/** How closely the handle samples must follow their fitted line for its slope to count. */
+export const HANDLE_TREND_MIN_R2 = 0.5;
+
+/**
+ * Whether a soak's active handles grew: a fitted slope of {@link HANDLES_PER_HOUR_LIMIT} an hour
+ * or more that the samples follow (r² at least {@link HANDLE_TREND_MIN_R2}). Under churn the count
+ * moves with the cycles in flight at each sample, and a line through that noise slopes one way or
+ * the other (+0.2 a minute at r² 0.04 in a 10-minute soak whose first and last samples were equal).
+ *
+ * @example
+ * ```js
+ * handlesGrew({ slopePerMin: 0.2, r2: 0.04 }); // false: noise
+ * handlesGrew({ slopePerMin: 0.5, r2: 0.9 }); // true: 30 an hour, steadily
+ * ```
+ * @param {{ slopePerMin: number, r2: number }} trend
+ * @returns {boolean}
+ */
+export function handlesGrew(trend) {
+  return trend.slopePerMin * 60 >= HANDLES_PER_HOUR_LIMIT && trend.r2 >= HANDLE_TREND_MIN_R2;
+}
+
 /**
  * The soak (c), when it ran long enough to be judged: no growth trend.
  *

@@ -40,6 +40,7 @@ import { formatMachineLoad, watchMachineLoad } from '../lib/machine-load.js';
 import { startGameServer } from '../lib/server-handle.js';
 import { openTcp, openUdp } from '../lib/socket-clients.js';
 import { formatServerLog, int, linearFit, mb, signed, sleep } from '../lib/stats.js';
+import { HANDLE_TREND_MIN_R2, HANDLES_PER_HOUR_LIMIT, handlesGrew } from '../lib/targets.js';
 import { closeSockets, moveDriver, openSockets } from '../lib/ws-load.js';
 
 const PASSWORD = 'soak test password 1234';
@@ -286,7 +287,7 @@ export async function runSoak(options) {
       trends: { rss: trend(samples, 'rss', fromMin), heapUsed: heap, handles },
       retained: { ...retained, perHour: retainedPerHour, fromMin: minutes, minutes: retainedMin, net: retained.bytes - store.excluded, netPerHour, churnCycles: cyclesAt[1] - cyclesAt[0] },
       store,
-      verdict: { judged: minutes >= MIN_MINUTES_TO_JUDGE, noGrowth: netPerHour < RETAINED_PER_HOUR_LIMIT && handles.slopePerMin * 60 < 10 },
+      verdict: { judged: minutes >= MIN_MINUTES_TO_JUDGE, noGrowth: netPerHour < RETAINED_PER_HOUR_LIMIT && !handlesGrew(handles) },
       heapSnapshots: heapSnapshotDir ? snapshots : [],
       afterClose: { handles: after.handles, connections: after.connections, heapUsed: after.heapUsed, rss: after.rss },
       serverLogged: after.problems,
@@ -334,7 +335,7 @@ export function formatSoak(r) {
     line('active handles', handles, (n) => String(n), perMin),
     `    retained        application objects between heap snapshots at minutes ${r.retained.fromMin.toFixed(1)} and ${(r.retained.fromMin + r.retained.minutes).toFixed(1)} (same load): ${signed(r.retained.bytes / 1024, 1, 'KB')}, ${signed(r.retained.count, 0, 'objects')} → ${signed(r.retained.perHour / 2 ** 20, 3, 'MB/h')}${r.retained.top.length ? `; grew most: ${r.retained.top.map((t) => `${t.name} ${signed(t.bytes / 1024, 1, 'KB')}`).join(', ')}` : ''}`,
     ...formatStore(r),
-    `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (limits: application objects net of store entries kept by design < 1 MB/h, handles < 10/h)`,
+    `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (limits: application objects net of store entries kept by design < 1 MB/h, handles < ${HANDLES_PER_HOUR_LIMIT}/h where the samples follow the line, r² ≥ ${HANDLE_TREND_MIN_R2})`,
     ...(r.heapSnapshots.length ? [`    heap snapshots  ${r.heapSnapshots.join(', ')}`] : []),
     `    after close     ${r.afterClose.handles} handles, connections ${JSON.stringify(r.afterClose.connections)}; server log ${formatServerLog(r.serverLogged)}`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,

@@ -3,7 +3,7 @@
  * judge must name what a live server must hold and nothing less.
  */
 import { describe, expect, it } from 'vitest';
-import { overloadShortfall, overloadTargetsMissed, soakTargetsMissed, stormTargetsMissed, wsTargetsMissed } from '../../loadtest/lib/targets.js';
+import { handlesGrew, overloadShortfall, overloadTargetsMissed, soakTargetsMissed, stormTargetsMissed, wsTargetsMissed } from '../../loadtest/lib/targets.js';
 
 const ws = (over: Record<string, unknown> = {}) => ({ provider: 'redis', errors: 0, latencyMs: { p50: 3, p99: 12, max: 30 }, eventLoopMaxDelayMs: 20, ...over });
 
@@ -64,5 +64,13 @@ describe('load-test targets', () => {
     expect(soakTargetsMissed({ verdict: { judged: true, noGrowth: true } })).toEqual([]);
     expect(soakTargetsMissed({ verdict: { judged: false, noGrowth: false } })).toEqual([]);
     expect(soakTargetsMissed({ verdict: { judged: true, noGrowth: false } })).toHaveLength(1);
+  });
+
+  it('counts a soak\'s handle slope of 10 an hour or more only where the samples follow the line', () => {
+    // The 10-minute soak of 2026-11-29: 530 handles first and last, a line through the churn's noise.
+    expect(handlesGrew({ slopePerMin: 0.2, r2: 0.04 })).toBe(false);
+    expect(handlesGrew({ slopePerMin: 0.5, r2: 0.9 })).toBe(true);
+    expect(handlesGrew({ slopePerMin: 10 / 60, r2: 0.5 })).toBe(true);
+    expect(handlesGrew({ slopePerMin: 0.1, r2: 0.99 })).toBe(false);
   });
 });
