@@ -128,9 +128,9 @@ export class WebSocketConnection implements Liveness {
  * Corks `socket` while ws reads one chunk of it and uncorks it after: ws's `data` listener
  * (added when the WebSocket was set up, before this) emits the chunk's messages
  * synchronously, so the replies answered at once all leave in one `writev` instead of one
- * system call each. A chunk holds several messages when the server has fallen behind its
- * clients, so the further behind, the cheaper each reply: a backlog drains instead of
- * feeding itself. A lone message costs what it did: ws corks around each frame it sends anyway.
+ * system call each. A chunk holds several messages when a client's requests queued while
+ * the server was busy elsewhere, and then their replies cost one system call. A lone
+ * message costs what it did: ws corks around each frame it sends anyway.
  *
  * ws's listener is replaced by one wrapping it, not flanked by two more: `emit` with one
  * listener calls it directly, with three it copies the listener array on every read. The

@@ -69,7 +69,7 @@ export function isServerErrorCode(code: unknown): code is PortcullisServerErrorC
 export interface PortcullisClientErrorDetails {
   /** HTTP status of the answer, when there was one. */
   readonly status?: number;
-  /** Seconds from `Retry-After` (429 `locked_out`, 429 `rate_limited`). */
+  /** Seconds from `Retry-After` (429 `locked_out`, 429 `rate_limited`, 503 `overloaded`). */
   readonly retryAfterSeconds?: number;
   /** Milliseconds until a request may pass again: a `rate_limited` reply's hint, or `Retry-After` in ms. */
   readonly retryAfterMs?: number;

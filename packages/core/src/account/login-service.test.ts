@@ -138,31 +138,33 @@ describe('LoginService under a login storm', () => {
   });
 
   it('refuses logins and signups that would wait past password:max-wait-seconds at once, counting and creating nothing', async () => {
-    // One slot whose computations take about 400 ms; three checks under way keep a newcomer waiting about 1.2 s.
+    // One slot, timed on a cost-10 hash (tens of milliseconds); 50 checks under way keep a newcomer waiting over a second.
     const limiter = new BcryptLimiter(1);
     const hasher = new PasswordHasher(stormConfig, limiter);
     const accounts = new InMemoryAccountStore();
-    const captcha = { enabled: false, verify: vi.fn(async () => true) };
+    const captcha = { enabled: true, verify: vi.fn(async () => true) };
     const warnings: unknown[][] = [];
     const loggers = { create: () => ({ debug() {}, info() {}, warn: (...line: unknown[]) => warnings.push(line), error() {} }) };
     const service = new LoginService(stormConfig, hasher, accounts, new LockoutStore(stormConfig, createSessionStores(stormConfig)), captcha, loggers);
-    // Ada's account is made outside this limiter, whose only timed computation is the 400 ms one.
+    // Ada's account is made outside this limiter, whose only timed computation is the cost-10 one.
     await accounts.create({ email: ada.email, username: ada.username, passwordHash: await new PasswordHasher(stormConfig).hash(ada.password) });
-    await limiter.run(() => new Promise((resolve) => setTimeout(resolve, 400)));
+    await limiter.hash('timing', 10);
     const releases: Array<() => void> = [];
-    const underWay = Array.from({ length: 3 }, () => hasher.admit('logins', () => new Promise<void>((resolve) => releases.push(resolve))));
+    const underWay = Array.from({ length: 50 }, () => limiter.admit(0, 'logins', () => new Promise<void>((resolve) => releases.push(resolve))));
+    expect(limiter.expectedWaitMs()).toBeGreaterThan(1000);
     const verify = vi.spyOn(hasher, 'verify');
     const hash = vi.spyOn(hasher, 'hash');
     const origin = { remoteAddress: '198.51.100.7' };
 
     // More wrong-password attempts than the account and the address may fail: none is counted.
     for (let i = 0; i < 3; i++) {
-      const refused = await service.loginWithUsername({ username: 'ada', password: 'wrong password' }, origin).catch((e: unknown) => e);
+      const refused = await service.loginWithUsername({ username: 'ada', password: 'wrong password', captchaToken: 'solved' }, origin).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(OverloadedError);
       expect(refused).toMatchObject({ code: 'overloaded' });
       expect((refused as OverloadedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     }
-    await expect(service.signup({ ...ada, username: 'bob', email: 'bob@example.com' }, origin)).rejects.toBeInstanceOf(OverloadedError);
+    await expect(service.signup({ ...ada, username: 'bob', email: 'bob@example.com', captchaToken: 'solved' }, origin)).rejects.toBeInstanceOf(OverloadedError);
+    expect(captcha.verify).not.toHaveBeenCalled();
     expect(verify).not.toHaveBeenCalled();
     expect(hash).not.toHaveBeenCalled();
     expect(await accounts.findByUsername('bob')).toBeUndefined();
@@ -171,7 +173,7 @@ describe('LoginService under a login storm', () => {
     for (const release of releases) release();
     await Promise.all(underWay);
     // Neither the account nor the address was locked by the refused attempts.
-    expect((await service.loginWithUsername({ username: 'ada', password: ada.password }, origin)).username).toBe('ada');
-    expect((await service.signup({ ...ada, username: 'bob', email: 'bob@example.com' }, origin)).username).toBe('bob');
+    expect((await service.loginWithUsername({ username: 'ada', password: ada.password, captchaToken: 'solved' }, origin)).username).toBe('ada');
+    expect((await service.signup({ ...ada, username: 'bob', email: 'bob@example.com', captchaToken: 'solved' }, origin)).username).toBe('bob');
   });
 });

@@ -65,7 +65,8 @@ export class ConfigError extends PortcullisError {
 /**
  * A request refused at once because the server has more of that work waiting than it
  * can finish in time (code `overloaded`): try again after `retryAfterSeconds`. HTTP
- * answers 503 with `Retry-After`. Nothing was counted or changed for the request.
+ * answers 503 with `Retry-After`. portcullis counted and changed nothing for the request
+ * (an app hook that runs before the refusal, such as `onSignup`, may have run).
  *
  * @example
  * ```ts

@@ -70,24 +70,29 @@ describe('BcryptLimiter', () => {
   });
 
   describe('admit', () => {
-    /** A limiter whose mean computation has been timed at about `ms` (one real run of that length). */
-    async function timedAt(concurrency: number, ms: number): Promise<BcryptLimiter> {
+    /** A limiter of `concurrency` slots whose mean computation has been timed (one real bcrypt hash). */
+    async function timed(concurrency: number): Promise<BcryptLimiter> {
       const limiter = new BcryptLimiter(concurrency);
-      await limiter.run(() => new Promise((resolve) => setTimeout(resolve, ms)));
+      await limiter.hash('timed', 6);
       return limiter;
+    }
+    /** `n` admitted checks held open until `release`. */
+    function hold(limiter: BcryptLimiter, n: number) {
+      const holds = Array.from({ length: n }, deferred);
+      const admitted = holds.map((h) => limiter.admit(0, 'logins', () => h.promise));
+      return { release: async () => (holds.forEach((h) => h.resolve()), await Promise.all(admitted)) };
     }
 
     it('refuses at once, without running it, a check that would wait past the bound, and admits again once those ahead finish', async () => {
-      const limiter = await timedAt(1, 60);
+      const limiter = await timed(1);
       expect(limiter.expectedWaitMs()).toBe(0);
-      const holds = Array.from({ length: 3 }, deferred);
-      const admitted = holds.map((hold) => limiter.admit(150, 'logins', () => hold.promise));
+      const ahead = hold(limiter, 3);
       expect(limiter.admitted).toBe(3);
-      expect(limiter.expectedWaitMs()).toBeGreaterThanOrEqual(3 * 55);
-      // Three ahead, one at a time, about 60 ms each: 180 ms of waiting is past 150.
+      const waitMs = limiter.expectedWaitMs();
+      expect(waitMs).toBeGreaterThan(0);
       let ran = false;
       const refusal = await limiter
-        .admit(150, 'logins', async () => {
+        .admit(waitMs / 2, 'logins', async () => {
           ran = true;
         })
         .catch((error: unknown) => error);
@@ -95,42 +100,52 @@ describe('BcryptLimiter', () => {
       expect(refusal).toMatchObject({ code: 'overloaded', retryAfterSeconds: 1, message: 'too many logins waiting; try again in 1 s' });
       expect(ran).toBe(false);
       expect(limiter.admitted).toBe(3);
+      // Within the bound: admitted.
+      await expect(limiter.admit(waitMs, 'logins', async () => 'in')).resolves.toBe('in');
 
-      for (const hold of holds) hold.resolve();
-      await Promise.all(admitted);
+      await ahead.release();
       expect(limiter.admitted).toBe(0);
-      await expect(limiter.admit(150, 'logins', async () => 'in')).resolves.toBe('in');
+      await expect(limiter.admit(waitMs / 2, 'logins', async () => 'in')).resolves.toBe('in');
     });
 
-    it('counts the checks admitted per slot: with two slots the same queue waits half as long', async () => {
-      const limiter = await timedAt(2, 60);
-      const holds = Array.from({ length: 3 }, deferred);
-      const admitted = holds.map((hold) => limiter.admit(150, 'signups', () => hold.promise));
-      // Three ahead on two slots: one round of about 60 ms.
-      await expect(limiter.admit(150, 'signups', async () => 'in')).resolves.toBe('in');
-      for (const hold of holds) hold.resolve();
-      await Promise.all(admitted);
+    it('counts the checks ahead per slot: on two slots, two and three ahead wait one computation, four wait two', async () => {
+      const limiter = await timed(2);
+      const two = hold(limiter, 2);
+      const oneRound = limiter.expectedWaitMs();
+      expect(oneRound).toBeGreaterThan(0);
+      const third = hold(limiter, 1);
+      expect(limiter.expectedWaitMs()).toBe(oneRound);
+      const fourth = hold(limiter, 1);
+      expect(limiter.expectedWaitMs()).toBe(2 * oneRound);
+      await Promise.all([two.release(), third.release(), fourth.release()]);
+    });
+
+    it('counts bcrypt work running and queued outside any admitted check', async () => {
+      const limiter = await timed(1);
+      const hashes = Array.from({ length: 3 }, () => limiter.hash('not admitted', 6));
+      expect(limiter.admitted).toBe(0);
+      expect(limiter.inFlight + limiter.queued).toBe(3);
+      expect(limiter.expectedWaitMs()).toBeGreaterThan(0);
+      await Promise.all(hashes);
+      expect(limiter.expectedWaitMs()).toBe(0);
     });
 
     it('ends a check\'s admission when it fails, and never refuses with a bound of 0', async () => {
-      const limiter = await timedAt(1, 60);
-      await expect(limiter.admit(150, 'logins', () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
+      const limiter = await timed(1);
+      await expect(limiter.admit(1, 'logins', () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
       expect(limiter.admitted).toBe(0);
-      const holds = Array.from({ length: 10 }, deferred);
-      const admitted = holds.map((hold) => limiter.admit(0, 'logins', () => hold.promise));
-      expect(limiter.admitted).toBe(10);
-      for (const hold of holds) hold.resolve();
-      await Promise.all(admitted);
+      const ahead = hold(limiter, 10);
+      expect(limiter.expectedWaitMs()).toBeGreaterThan(0);
+      await expect(limiter.admit(0, 'logins', async () => 'in')).resolves.toBe('in');
+      await ahead.release();
     });
 
     it('admits everything until one computation has been timed: there is no wait to estimate yet', async () => {
       const limiter = new BcryptLimiter(1);
-      const holds = Array.from({ length: 50 }, deferred);
-      const admitted = holds.map((hold) => limiter.admit(1, 'logins', () => hold.promise));
+      const ahead = hold(limiter, 50);
       expect(limiter.expectedWaitMs()).toBe(0);
-      expect(limiter.admitted).toBe(50);
-      for (const hold of holds) hold.resolve();
-      await Promise.all(admitted);
+      await expect(limiter.admit(1, 'logins', async () => 'in')).resolves.toBe('in');
+      await ahead.release();
     });
   });
 });

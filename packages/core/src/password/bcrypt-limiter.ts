@@ -89,11 +89,15 @@ export class BcryptLimiter {
 
   /**
    * How long a password check admitted now would wait for bcrypt: the checks already
-   * admitted go `concurrency` at a time, each taking the mean time of the computations
-   * finished so far. 0 before the first has finished.
+   * admitted (from their first step, store and captcha calls included), or the
+   * computations running and queued if there are more of those, go `concurrency` at a
+   * time, each taking the moving mean of the last `hash` and `compare` times. 0 before
+   * the first has finished.
    */
   expectedWaitMs(): number {
-    return this.#meanMs === undefined ? 0 : Math.floor(this.#admitted / this.concurrency) * this.#meanMs;
+    if (this.#meanMs === undefined) return 0;
+    const ahead = Math.max(this.#admitted, this.#inFlight + this.#waiting.length);
+    return Math.floor(ahead / this.concurrency) * this.#meanMs;
   }
 
   /**
@@ -127,24 +131,32 @@ export class BcryptLimiter {
 
   /** bcrypt hash of `data` with a fresh salt at cost `rounds`. */
   hash(data: string, rounds: number): Promise<string> {
-    return this.run(() => bcrypt.hash(data, rounds));
+    return this.run(() => this.timed(bcrypt.hash(data, rounds)));
   }
 
   /** bcrypt comparison of `data` with a stored `hash`. */
   compare(data: string, hash: string): Promise<boolean> {
-    return this.run(() => bcrypt.compare(data, hash));
+    return this.run(() => this.timed(bcrypt.compare(data, hash)));
   }
 
   /** Runs any task under the same cap, e.g. another thread-pool-heavy computation. */
   async run<T>(task: () => Promise<T>): Promise<T> {
     await this.acquire();
-    const started = performance.now();
     try {
       return await task();
     } finally {
+      this.release();
+    }
+  }
+
+  /** A bcrypt computation, its time counted into the moving mean {@link expectedWaitMs} uses. */
+  private async timed<T>(computation: Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await computation;
+    } finally {
       const tookMs = performance.now() - started;
       this.#meanMs = this.#meanMs === undefined ? tookMs : this.#meanMs + MEAN_WEIGHT * (tookMs - this.#meanMs);
-      this.release();
     }
   }
 
