@@ -138,7 +138,8 @@ describe('LoginService under a login storm', () => {
   });
 
   it('refuses logins and signups that would wait past password:max-wait-seconds at once, counting and creating nothing', async () => {
-    // One slot, timed on a cost-10 hash (tens of milliseconds); 50 checks under way keep a newcomer waiting over a second.
+    // One slot, timed on a cost-10 hash (tens of milliseconds; the service's own preparation at cost 4
+    // may have come first); 200 checks under way keep a newcomer waiting over a second.
     const limiter = new BcryptLimiter(1);
     const hasher = new PasswordHasher(stormConfig, limiter);
     const accounts = new InMemoryAccountStore();
@@ -148,9 +149,10 @@ describe('LoginService under a login storm', () => {
     const service = new LoginService(stormConfig, hasher, accounts, new LockoutStore(stormConfig, createSessionStores(stormConfig)), captcha, loggers);
     // Ada's account is made outside this limiter, whose only timed computation is the cost-10 one.
     await accounts.create({ email: ada.email, username: ada.username, passwordHash: await new PasswordHasher(stormConfig).hash(ada.password) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await limiter.hash('timing', 10);
     const releases: Array<() => void> = [];
-    const underWay = Array.from({ length: 50 }, () => limiter.admit(0, 'logins', () => new Promise<void>((resolve) => releases.push(resolve))));
+    const underWay = Array.from({ length: 200 }, () => limiter.admit(0, 'logins', () => new Promise<void>((resolve) => releases.push(resolve))));
     expect(limiter.expectedWaitMs()).toBeGreaterThan(1000);
     const verify = vi.spyOn(hasher, 'verify');
     const hash = vi.spyOn(hasher, 'hash');

@@ -106,6 +106,8 @@ export class LoginService {
     this.#maxLength = maxLength;
     this.#maxBytes = prehash === 'none' ? BCRYPT_MAX_BYTES : undefined;
     this.#refusedLine = new ThrottledLog(loggers.create('portcullis:accounts'), 'warn', 'bcrypt behind: logins and signups answered overloaded (see password:max-wait-seconds)');
+    // A server restarted into a login storm then bounds its first wave too.
+    void hasher.prepare();
   }
 
   /**

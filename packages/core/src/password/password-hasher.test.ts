@@ -162,6 +162,27 @@ describe('PasswordHasher: invalid input', () => {
   });
 });
 
+describe('PasswordHasher: prepare', () => {
+  it('makes the dummy hash once per cost before any login, which gives its limiter a first time to bound waits by', async () => {
+    const limiter = new BcryptLimiter(1);
+    const prepared = hasher({ workFactor: 5 }, limiter);
+    const hashes = vi.spyOn(bcrypt, 'hash');
+    try {
+      await prepared.prepare();
+      await prepared.prepare();
+      expect(hashes).toHaveBeenCalledTimes(1);
+      const held = Array.from({ length: 2 }, () => limiter.admit(0, 'logins', () => new Promise<void>((resolve) => setTimeout(resolve, 10))));
+      expect(limiter.expectedWaitMs()).toBeGreaterThan(0);
+      await Promise.all(held);
+      // An unknown account is then checked against that dummy: a compare, not another hash.
+      expect(await prepared.verify('correct horse', null)).toBe(false);
+      expect(hashes).toHaveBeenCalledTimes(1);
+    } finally {
+      hashes.mockRestore();
+    }
+  });
+});
+
 describe('PasswordHasher: dependency injection', () => {
   it('is resolved by tsyringe with the configuration and the shared limiter', async () => {
     const child = container.createChildContainer();

@@ -127,6 +127,23 @@ export class PasswordHasher {
     return stored === undefined || Number(stored.slice(4, 6)) !== this.#workFactor;
   }
 
+  /**
+   * Makes, ahead of the first login, the dummy hash an unknown account is checked against:
+   * one bcrypt computation at the configured cost, which also gives the limiter a first
+   * time, so {@link admit} bounds the wait from the first wave of a storm. Done once per
+   * cost and process; the login service starts it when it is built. Never rejects.
+   *
+   * @example
+   * ```ts
+   * await hasher.prepare(); // the first unknown-account login no longer makes the dummy
+   * ```
+   */
+  async prepare(): Promise<void> {
+    if (dummyHashes.has(this.#workFactor)) return;
+    // On failure the first login that needs the dummy makes it, and fails as it would have.
+    await this.makeDummy().catch(() => undefined);
+  }
+
   private async spendOneVerification(input: string): Promise<void> {
     const dummy = dummyHashes.get(this.#workFactor);
     if (dummy !== undefined) {
@@ -135,6 +152,10 @@ export class PasswordHasher {
     }
     // Making the dummy is itself one bcrypt computation at the configured cost,
     // so even the first unknown account costs what a real verification costs.
+    await this.makeDummy();
+  }
+
+  private async makeDummy(): Promise<void> {
     const made = await this.#limiter.hash(randomBytes(24).toString('base64'), this.#workFactor);
     if (!dummyHashes.has(this.#workFactor)) dummyHashes.set(this.#workFactor, made);
   }
