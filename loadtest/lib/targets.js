@@ -116,20 +116,25 @@ export const HANDLE_TREND_MIN_R2 = 0.5;
 
 /**
  * Whether a soak's active handles grew: a fitted slope of {@link HANDLES_PER_HOUR_LIMIT} an hour
- * or more that the samples follow (r² at least {@link HANDLE_TREND_MIN_R2}). Under churn the count
- * moves with the cycles in flight at each sample, and a line through that noise slopes one way or
- * the other (+0.2 a minute at r² 0.04 in a 10-minute soak whose first and last samples were equal).
+ * or more that the samples follow (r² at least {@link HANDLE_TREND_MIN_R2}), or more handles once
+ * every client has closed than before any connected. Under churn the count moves with the cycles
+ * in flight at each sample, and a line through that noise slopes one way or the other (+0.2 a
+ * minute at r² 0.04 in a 10-minute soak whose first and last samples were equal); a leak too slow
+ * to show through that noise is still a handle left at the end.
  *
  * @example
  * ```js
- * handlesGrew({ slopePerMin: 0.2, r2: 0.04 }); // false: noise
- * handlesGrew({ slopePerMin: 0.5, r2: 0.9 }); // true: 30 an hour, steadily
+ * handlesGrew({ slopePerMin: 0.2, r2: 0.04 }, { idle: 5, afterClose: 5 }); // false: noise
+ * handlesGrew({ slopePerMin: 0.5, r2: 0.9 }, { idle: 5, afterClose: 5 }); // true: 30 an hour, steadily
+ * handlesGrew({ slopePerMin: 0, r2: 0 }, { idle: 5, afterClose: 7 }); // true: two left behind
  * ```
  * @param {{ slopePerMin: number, r2: number }} trend
+ * @param {{ idle?: number, afterClose?: number }} counts  handles before any client connected and after all closed
  * @returns {boolean}
  */
-export function handlesGrew(trend) {
-  return trend.slopePerMin * 60 >= HANDLES_PER_HOUR_LIMIT && trend.r2 >= HANDLE_TREND_MIN_R2;
+export function handlesGrew(trend, { idle, afterClose } = {}) {
+  const left = idle !== undefined && afterClose !== undefined && afterClose > idle;
+  return left || (trend.slopePerMin * 60 >= HANDLES_PER_HOUR_LIMIT && trend.r2 >= HANDLE_TREND_MIN_R2);
 }
 
 /**

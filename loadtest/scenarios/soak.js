@@ -184,6 +184,8 @@ export async function runSoak(options) {
   const intervals = [];
   try {
     await server.call('accounts', { prefix: 'soak-', count: ACCOUNTS, password: PASSWORD });
+    // Before any client connects: what the server holds with nobody on it.
+    const idle = await server.call('stats', { gc: true });
     const steadyCount = wsClients + tcpClients + udpClients;
     const sessions = (await upgradeAll(server.http, await server.call('jwts', { prefix: 'steady-', count: steadyCount }))).map((s) => s.accessToken);
     const sockets = await openSockets(server.wsUrl, sessions.slice(0, wsClients));
@@ -287,8 +289,9 @@ export async function runSoak(options) {
       trends: { rss: trend(samples, 'rss', fromMin), heapUsed: heap, handles },
       retained: { ...retained, perHour: retainedPerHour, fromMin: minutes, minutes: retainedMin, net: retained.bytes - store.excluded, netPerHour, churnCycles: cyclesAt[1] - cyclesAt[0] },
       store,
-      verdict: { judged: minutes >= MIN_MINUTES_TO_JUDGE, noGrowth: netPerHour < RETAINED_PER_HOUR_LIMIT && !handlesGrew(handles) },
+      verdict: { judged: minutes >= MIN_MINUTES_TO_JUDGE, noGrowth: netPerHour < RETAINED_PER_HOUR_LIMIT && !handlesGrew(handles, { idle: idle.handles, afterClose: after.handles }) },
       heapSnapshots: heapSnapshotDir ? snapshots : [],
+      idle: { handles: idle.handles },
       afterClose: { handles: after.handles, connections: after.connections, heapUsed: after.heapUsed, rss: after.rss },
       serverLogged: after.problems,
       machineLoad,
@@ -335,9 +338,9 @@ export function formatSoak(r) {
     line('active handles', handles, (n) => String(n), perMin),
     `    retained        application objects between heap snapshots at minutes ${r.retained.fromMin.toFixed(1)} and ${(r.retained.fromMin + r.retained.minutes).toFixed(1)} (same load): ${signed(r.retained.bytes / 1024, 1, 'KB')}, ${signed(r.retained.count, 0, 'objects')} → ${signed(r.retained.perHour / 2 ** 20, 3, 'MB/h')}${r.retained.top.length ? `; grew most: ${r.retained.top.map((t) => `${t.name} ${signed(t.bytes / 1024, 1, 'KB')}`).join(', ')}` : ''}`,
     ...formatStore(r),
-    `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (limits: application objects net of store entries kept by design < 1 MB/h, handles < ${HANDLES_PER_HOUR_LIMIT}/h where the samples follow the line, r² ≥ ${HANDLE_TREND_MIN_R2})`,
+    `    verdict         ${!r.verdict.judged ? `not judged: under ${MIN_MINUTES_TO_JUDGE} min the heap is still warming up` : r.verdict.noGrowth ? 'no growth trend' : 'GROWTH TREND'} (limits: application objects net of store entries kept by design < 1 MB/h, handles < ${HANDLES_PER_HOUR_LIMIT}/h where the samples follow the line, r² ≥ ${HANDLE_TREND_MIN_R2}, and none left after every client closed)`,
     ...(r.heapSnapshots.length ? [`    heap snapshots  ${r.heapSnapshots.join(', ')}`] : []),
-    `    after close     ${r.afterClose.handles} handles, connections ${JSON.stringify(r.afterClose.connections)}; server log ${formatServerLog(r.serverLogged)}`,
+    `    after close     ${r.afterClose.handles} handles${r.idle ? ` (${r.idle.handles} before any client connected)` : ""}, connections ${JSON.stringify(r.afterClose.connections)}; server log ${formatServerLog(r.serverLogged)}`,
     `    machine         ${formatMachineLoad(r.machineLoad)}`,
     `    pinning         ${r.pinning ?? 'not recorded'}`,
   ].join('\n');

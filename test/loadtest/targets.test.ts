@@ -66,11 +66,14 @@ describe('load-test targets', () => {
     expect(soakTargetsMissed({ verdict: { judged: true, noGrowth: false } })).toHaveLength(1);
   });
 
-  it('counts a soak\'s handle slope of 10 an hour or more only where the samples follow the line', () => {
+  it('counts a soak\'s handle slope of 10 an hour or more only where the samples follow the line, and any handle left after every client closed', () => {
+    const clean = { idle: 5, afterClose: 5 };
     // The 10-minute soak of 2026-11-29: 530 handles first and last, a line through the churn's noise.
-    expect(handlesGrew({ slopePerMin: 0.2, r2: 0.04 })).toBe(false);
-    expect(handlesGrew({ slopePerMin: 0.5, r2: 0.9 })).toBe(true);
-    expect(handlesGrew({ slopePerMin: 10 / 60, r2: 0.5 })).toBe(true);
-    expect(handlesGrew({ slopePerMin: 0.1, r2: 0.99 })).toBe(false);
+    expect(handlesGrew({ slopePerMin: 0.2, r2: 0.04 }, clean)).toBe(false);
+    expect(handlesGrew({ slopePerMin: 0.5, r2: 0.9 }, clean)).toBe(true);
+    expect(handlesGrew({ slopePerMin: 10 / 60, r2: 0.5 }, clean)).toBe(true);
+    expect(handlesGrew({ slopePerMin: 0.1, r2: 0.99 }, clean)).toBe(false);
+    expect(handlesGrew({ slopePerMin: 0, r2: 0 }, { idle: 5, afterClose: 6 })).toBe(true);
+    expect(handlesGrew({ slopePerMin: 0, r2: 0 }, {})).toBe(false);
   });
 });
