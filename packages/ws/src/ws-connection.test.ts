@@ -108,4 +108,24 @@ describe('WebSocketConnection reads', () => {
     socket.removeListener('data', socketOnData);
     expect(socket.listenerCount('data')).toBe(0);
   });
+
+  it('flanks the read with a cork and an uncork listener when the socket holds anything but one plain listener', () => {
+    for (const listen of ['two listeners', 'a once listener'] as const) {
+      const socket = new PassThrough();
+      const corkedWhileRead: number[] = [];
+      const record = () => corkedWhileRead.push(socket.writableCorked);
+      if (listen === 'two listeners') socket.on('data', record).on('data', record);
+      else socket.once('data', record);
+      const { dispatcher } = deferredReplies();
+      const options = resolveWebSocketOptions({ dispatcher: dispatcher as never, registry: registry(), heartbeatIntervalMs: 0 });
+      new WebSocketConnection(new FakeSocket() as unknown as WebSocket, socket, { clientId: 'c1', remoteAddress: undefined, handshake: 'done' }, options, new Heartbeat(0), silentLoggerFactory.create('test'));
+
+      socket.emit('data', Buffer.from('a read'));
+      expect(corkedWhileRead, listen).toEqual(listen === 'two listeners' ? [1, 1] : [1]);
+      expect(socket.writableCorked, listen).toBe(0);
+      // A once listener stays a once listener.
+      socket.emit('data', Buffer.from('another read'));
+      expect(corkedWhileRead.length, listen).toBe(listen === 'two listeners' ? 4 : 1);
+    }
+  });
 });

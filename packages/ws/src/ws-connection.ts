@@ -135,16 +135,17 @@ export class WebSocketConnection implements Liveness {
  * ws's listener is replaced by one wrapping it, not flanked by two more: `emit` with one
  * listener calls it directly, with three it copies the listener array on every read. The
  * wrapper names ws's listener as its `listener` (as `once` wrappers do), so ws's own
- * `removeListener('data', …)` at close still removes it.
+ * `removeListener('data', …)` at close still removes it. Should the socket hold anything
+ * but that one plain listener (another ws version), the read is flanked by a cork and an
+ * uncork listener instead: the same batching, at the old price.
  */
 function batchRepliesPerRead(socket: Duplex): void {
-  const listeners = socket.listeners('data') as Array<(chunk: Buffer) => void>;
-  if (listeners.length !== 1) {
+  const [onData, ...others] = socket.rawListeners('data') as Array<((chunk: Buffer) => void) & { listener?: unknown }>;
+  if (onData === undefined || others.length > 0 || onData.listener !== undefined) {
     socket.prependListener('data', () => socket.cork());
     socket.on('data', () => socket.uncork());
     return;
   }
-  const onData = listeners[0]!;
   const corked = Object.assign(
     function (this: Duplex, chunk: Buffer): void {
       socket.cork();
