@@ -3,7 +3,7 @@
  * behind are answered `overloaded` at once, with a retry hint, their shield and
  * handler not run; as soon as the loop catches up, requests are served again.
  */
-import { ShieldEnforcer } from '@portcullis/core';
+import { GateDispatcher, ShieldEnforcer } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 import { stall } from '../support/event-loop.js';
@@ -57,6 +57,22 @@ describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDr
     expect(shieldChecks).toHaveBeenCalledTimes(1);
   });
 
+  it('tells the dispatcher how long a request can have waited: since its connection was last read (a datagram: unknown)', async () => {
+    const token = await stack.session('sam');
+    client = await driver.connect(token);
+    const dispatch = vi.spyOn(GateDispatcher.prototype, 'dispatch');
+    expect(await client.request('/game', 'move', { x: 1, y: 1 })).toMatchObject({ ok: true });
+    await sleep(80);
+    expect(await client.request('/game', 'move', { x: 2, y: 2 })).toMatchObject({ ok: true });
+    const waited = dispatch.mock.calls.map((call) => call[2]);
+    expect(waited).toHaveLength(2);
+    if (_name === 'udp') expect(waited).toEqual([undefined, undefined]);
+    else {
+      expect(waited[1]).toBeGreaterThanOrEqual(80);
+      expect(waited[1]).toBeLessThan(5000);
+    }
+  });
+
   it('keeps serving when shedding is turned off, however late', async () => {
     stack.dispatcher.shedWhenBehind(false);
     const token = await stack.session('pavel');
@@ -65,6 +81,59 @@ describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDr
     const late = client.request('/game', 'move', { x: 2, y: 2 });
     stall(700);
     expect(await late).toMatchObject({ ok: true, data: { x: 2, y: 2, by: 'pavel' } });
+  });
+});
+
+// Entries in the near cache live 0.8–1 s.
+const shortNearCache = { portals: [TestGamePortal], security: { session: { 'near-cache-seconds': 1 } } };
+const stacks: Array<[string, () => Promise<TestStack>]> = [['memory', () => createMemoryTestStack(shortNearCache)]];
+if (redisUrl) stacks.push(['Redis', () => createRedisTestStack(redisUrl, shortNearCache)]);
+
+describe.each(stacks)('%s: while the loop is behind, a request its connection read soon after the read before', (_store, makeStack) => {
+  let stack: TestStack | undefined;
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('is answered at once when its shield can answer now; one that may have waited through the lag is shed', async () => {
+    stack = await makeStack();
+    const conn = { clientId: 'c1', transport: 'ws', remoteAddress: undefined, credential: await stack.session('rosa') } as const;
+    const move = (id: number, waitedMs?: number) => stack!.dispatcher.dispatch({ id, portal: '/game', gate: 'move', data: { x: id, y: 0 } }, conn, waitedMs);
+    expect(await move(1)).toMatchObject({ ok: true }); // the session is in the near cache now
+    stack.dispatcher.shedWhenBehind(20);
+    stall(60);
+    // Read 5 ms after the connection's read before it: it waited no longer than that, whatever the lag.
+    expect(move(2, 5)).toEqual({ id: 2, ok: true, data: { x: 2, y: 0, by: 'rosa' } });
+    expect(stack.dispatcher.dispatch({ id: 3, portal: '/game', gate: 'ping' }, conn, 5)).toEqual({ id: 3, ok: true, data: 'pong' });
+    expect(move(4, 60)).toMatchObject({ id: 4, ok: false, error: { code: 'overloaded' } });
+    expect(move(5)).toMatchObject({ id: 5, ok: false, error: { code: 'overloaded' } }); // no read time: the lag alone decides
+  });
+});
+
+describe.skipIf(!redisUrl)('on Redis, while the loop is behind, a request whose session must be read again', () => {
+  let stack: TestStack | undefined;
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('is answered overloaded at once, not queued behind the store read, and that read fills the near cache for the next', async () => {
+    stack = await createRedisTestStack(redisUrl!, shortNearCache);
+    const conn = { clientId: 'c1', transport: 'ws', remoteAddress: undefined, credential: await stack.session('saul') } as const;
+    const move = (id: number, waitedMs?: number) => stack!.dispatcher.dispatch({ id, portal: '/game', gate: 'move', data: { x: id, y: 0 } }, conn, waitedMs);
+    expect(await move(1)).toMatchObject({ ok: true });
+    await sleep(1100); // the near-cache entry (0.8–1 s) has ended: the next check asks the store
+    stack.dispatcher.shedWhenBehind(20);
+    stall(60);
+    const reply = move(2, 5);
+    expect(reply).not.toBeInstanceOf(Promise); // refused at once, not queued behind the store read
+    expect(reply).toMatchObject({ id: 2, ok: false, error: { code: 'overloaded' } });
+    stack.dispatcher.shedWhenBehind(false);
+    await sleep(50); // the store read the refused request started answers
+    const next = move(3, 5);
+    expect(next).not.toBeInstanceOf(Promise);
+    expect(next).toEqual({ id: 3, ok: true, data: { x: 3, y: 0, by: 'saul' } });
   });
 });
 

@@ -65,6 +65,7 @@ export class TcpConnection {
   }
 
   private receive(chunk: Buffer): void {
+    this.protocol.noteRead();
     let frames: Uint8Array[];
     try {
       frames = this.decoder.push(chunk);

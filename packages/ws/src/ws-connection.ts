@@ -24,7 +24,7 @@ export interface WebSocketPeer {
  * quarter); drops a client whose buffer would pass `maxBufferedBytes`. Every
  * socket gets an `error` listener (an oversized frame is reported there and
  * closes with 1009 instead of crashing the process). The replies to all the
- * messages of one read leave in one write (see {@link batchRepliesPerRead}).
+ * messages of one read leave in one write (see {@link wrapReads}).
  *
  * @example
  * ```ts
@@ -74,7 +74,7 @@ export class WebSocketConnection implements Liveness {
       onSaturated: () => this.setSaturated(true),
       onRelieved: () => this.setSaturated(false),
     });
-    batchRepliesPerRead(socket);
+    wrapReads(socket, this.protocol);
     heartbeat.add(ws, this);
     ws.on('message', (data: RawData, isBinary: boolean) => {
       this.alive = true;
@@ -125,7 +125,8 @@ export class WebSocketConnection implements Liveness {
 }
 
 /**
- * Corks `socket` while ws reads one chunk of it and uncorks it after: ws's `data` listener
+ * Tells the protocol of each read ({@link ConnectionProtocol.noteRead}: how long its requests
+ * can have waited), and corks `socket` while ws reads the chunk and uncorks it after: ws's `data` listener
  * (added when the WebSocket was set up, before this) emits the chunk's messages
  * synchronously, so the replies answered at once all leave in one `writev` instead of one
  * system call each. A chunk holds several messages when a client's requests queued while
@@ -139,15 +140,19 @@ export class WebSocketConnection implements Liveness {
  * but that one plain listener (another ws version), the read is flanked by a cork and an
  * uncork listener instead: the same batching, at the old price.
  */
-function batchRepliesPerRead(socket: Duplex): void {
+function wrapReads(socket: Duplex, protocol: ConnectionProtocol): void {
   const [onData, ...others] = socket.rawListeners('data') as Array<((chunk: Buffer) => void) & { listener?: unknown }>;
   if (onData === undefined || others.length > 0 || onData.listener !== undefined) {
-    socket.prependListener('data', () => socket.cork());
+    socket.prependListener('data', () => {
+      protocol.noteRead();
+      socket.cork();
+    });
     socket.on('data', () => socket.uncork());
     return;
   }
   const corked = Object.assign(
     function (this: Duplex, chunk: Buffer): void {
+      protocol.noteRead();
       socket.cork();
       try {
         onData.call(this, chunk);

@@ -5,6 +5,7 @@
  * order, the connection tracked in the registry so revocation can close it. A
  * transport only moves messages in and out and maps the close reasons.
  */
+import { performance } from 'node:perf_hooks';
 import { encodeReply, parseJsonFrame, readAuthFrame, readRefreshFrame, WIRE_ERROR_MESSAGES, type GateReply } from '@portcullis/protocol';
 import { authReply } from './auth-frame.js';
 import type { LiveConnection } from './connection-registry.js';
@@ -49,6 +50,9 @@ export class ConnectionProtocol {
   private readonly queued: (string | Uint8Array)[] = [];
   private readonly connection: LiveConnection;
   private heldDuringAuth = false;
+  /** When the transport last read the socket ({@link noteRead}), and how long before that the read before it was. */
+  private lastReadAt = Number.NEGATIVE_INFINITY;
+  private readGapMs = Number.POSITIVE_INFINITY;
   private authDeadline: ReturnType<typeof setTimeout> | undefined;
   private idleDeadline: ReturnType<typeof setTimeout> | undefined;
 
@@ -76,6 +80,25 @@ export class ConnectionProtocol {
   /** True once the handshake is over and requests are answered. */
   get isOpen(): boolean {
     return this.state === 'open';
+  }
+
+  /**
+   * The transport read from its socket everything the socket held (a stream's `data`
+   * event); the messages of this read are fed next. A request in it was sent after the
+   * previous read, so it cannot have waited longer than the time since then: while the
+   * event loop is behind, the dispatcher answers such a request instead of shedding it
+   * for a lag it did not wait through (see `GateDispatcher.shedWhenBehind`). A transport
+   * that does not call this leaves its requests judged by the lag alone.
+   *
+   * @example
+   * ```ts
+   * socket.on('data', (chunk) => { protocol.noteRead(); for (const frame of decoder.push(chunk)) protocol.receive(frame); });
+   * ```
+   */
+  noteRead(): void {
+    const now = performance.now();
+    this.readGapMs = now - this.lastReadAt;
+    this.lastReadAt = now;
   }
 
   /** Feeds one message (JSON text or its UTF-8 bytes) from the peer. */
@@ -140,7 +163,7 @@ export class ConnectionProtocol {
     const refresh = readRefreshFrame(raw);
     const auth = refresh === undefined ? readAuthFrame(raw) : undefined;
     if (refresh === undefined && auth === undefined) {
-      const reply = this.dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection);
+      const reply = this.dispatcher.dispatch(raw === undefined ? INVALID_JSON : raw, this.connection, this.readGapMs);
       this.replies.push(reply instanceof Promise ? reply.then(encodeReply) : encodeReply(reply));
       return;
     }

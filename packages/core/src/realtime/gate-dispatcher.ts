@@ -107,12 +107,23 @@ export class GateDispatcher {
   }
 
   /**
-   * Sets when gate calls are shed: a request read while the event loop is more than
-   * `lagMs` behind is answered `overloaded` (with `retryAfterMs`) at once, its shield
-   * not decided and its handler not run, so a saturated server spends its time catching
-   * up instead of on work whose caller has waited too long already, and no request joins
-   * a store queue it would only time out in. The shield only keeps its cache of the
-   * credential warm (`ShieldAuth.keepWarm`). `false` never sheds. Default {@link DEFAULT_SHED_LAG_MS}.
+   * Sets when gate calls are shed. While the event loop is more than `lagMs` behind:
+   * - a request that may have waited that long is answered `overloaded` (with
+   *   `retryAfterMs`) at once, its shield not decided and its handler not run: the shield
+   *   only keeps its cache of the credential warm (`ShieldAuth.keepWarm`). So a saturated
+   *   server spends its time catching up instead of on work whose caller has waited too
+   *   long already;
+   * - a request its connection read soon after the read before (see `dispatch`'s
+   *   `waitedMs`) has not waited through that lag, and is answered when its shield can
+   *   answer at once (a near-cache hit). One whose shield would wait for the store is
+   *   answered `overloaded` instead (`ShieldEnforcer.decideAtOnce`), so no request joins
+   *   a store queue that the busy loop sends only when its turn ends.
+   *
+   * The lag is how late the loop's timers run. A server that has just kept up with
+   * thousands of sockets can run its timers seconds late while each socket is read
+   * within a fraction of a second (libuv reads up to 48 batches of 1,024 ready sockets
+   * before it runs a timer): the second rule keeps it answering then. `false` never
+   * sheds. Default {@link DEFAULT_SHED_LAG_MS}.
    *
    * @example
    * ```ts
@@ -131,12 +142,17 @@ export class GateDispatcher {
    * synchronously (a near-cache hit, an in-memory store, a plain handler): most messages
    * of a live game then cost no promise and no extra microtask.
    *
+   * `waitedMs` is the longest the request can have waited before it was read: for a
+   * connection, the time since its previous read (`ConnectionProtocol.noteRead` passes it).
+   * Left out, it is unknown, and while the loop is behind the request is shed (see
+   * {@link shedWhenBehind}).
+   *
    * @example
    * ```ts
    * const reply = await dispatcher.dispatch({ id: 1, portal: '/game', gate: 'move', data: { x: 1 } }, conn);
    * ```
    */
-  dispatch(raw: unknown, conn: ConnectionContext): GateReply | Promise<GateReply> {
+  dispatch(raw: unknown, conn: ConnectionContext, waitedMs = Number.POSITIVE_INFINITY): GateReply | Promise<GateReply> {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return errorReply(null, 'bad_request');
     const frame = raw as Record<string, unknown>;
     const id = frame.id;
@@ -156,10 +172,17 @@ export class GateDispatcher {
       memo: conn.memo,
       principal: undefined,
     };
-    if (this.lag.behindMs() > this.shedLagMs) return this.shed(id, route, ctx);
-    let decided: EnforceResult | Promise<EnforceResult>;
+    let decided: EnforceResult | Promise<EnforceResult> | undefined;
     try {
-      decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
+      if (this.lag.behindMs() <= this.shedLagMs) decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
+      else {
+        // Behind: a request that may have waited that long is refused unrun; one read soon
+        // after it was sent is answered if its shield can answer now, and refused if the
+        // shield would wait for the store (which the busy loop sends only when its turn ends).
+        if (waitedMs > this.shedLagMs) return this.shed(id, route, ctx);
+        decided = route.open ? OPEN : this.enforcer.decideAtOnce(route.plan, ctx);
+        if (decided === undefined) return this.overloaded(id);
+      }
     } catch (error) {
       return this.failed(id, ctx, conn, error);
     }
@@ -201,6 +224,10 @@ export class GateDispatcher {
   /** Answers `overloaded` unrun; the shield only keeps its cache of the credential warm, so the end of an overload is no wave of store reads. */
   private shed(id: number, route: CompiledGate, ctx: GateContext): GateReply {
     if (!route.open) this.enforcer.keepWarm(route.plan, ctx);
+    return this.overloaded(id);
+  }
+
+  private overloaded(id: number): GateReply {
     this.shedLine.note(() => ({ behindMs: Math.round(this.lag.behindMs()) }));
     return errorReply(id, 'overloaded', undefined, this.lag.retryAfterMs());
   }

@@ -86,7 +86,9 @@ class RejectingWarmAuth extends WarmingAuth {
 
 /** A shield that answers later, as one backed by a database would. */
 class LaterAuth implements ShieldAuth {
+  static asked = 0;
   async authenticate(ctx: AuthContext): Promise<ShieldResult> {
+    LaterAuth.asked++;
     await new Promise((resolve) => setImmediate(resolve));
     return ctx.credential === 'later-key'
       ? { ok: true, principal: { id: 'later-1', name: undefined, roles: [], claims: {}, via: 'custom' } }
@@ -122,6 +124,7 @@ class Api {
   @Shield(BadRolesAuth) @Authorize({ roles: ['admin'] }) badRoles(): void {}
   @Shield(BadRolesLaterAuth) @Authorize({ roles: ['admin'] }) badRolesLater(): void {}
   @Shield(LaterAuth) later(): void {}
+  @Shield(LaterAuth) @RateLimit({ limit: 1, windowSeconds: 60, by: 'connection' }) laterLimited(): void {}
   @Shield(NeedsUnregisteredToken) broken(): void {}
   @Shield(WarmingAuth) @RateLimit({ limit: 1, windowSeconds: 60, by: 'connection' }) warming(): void {}
   @Shield(ThrowingWarmAuth) throwingWarm(): void {}
@@ -241,6 +244,33 @@ describe('ShieldEnforcer', () => {
     const connection: AuthContext = { transport: 'ws', credential: session, clientId: 'c', remoteAddress: undefined, memo };
     const first = await enforcer.enforce(plan('session'), connection);
     expect(await enforcer.enforce(plan('session'), connection)).toBe(first);
+  });
+});
+
+describe('ShieldEnforcer.decideAtOnce (a server that is behind)', () => {
+  it('gives the verdict decide gives when the shield answers at once, rate limit counted', () => {
+    expect(enforcer.decideAtOnce(plan('warming'), ctx('key-1'))).toMatchObject({ ok: true, principal: { id: 'warm-1' } });
+    expect(enforcer.decideAtOnce(plan('warming'), ctx('key-1'))).toMatchObject({ ok: false, code: 'rate_limited' });
+    expect(enforcer.decideAtOnce(plan('warming'), ctx('key-2'))).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(enforcer.decideAtOnce(plan('open'), ctx())).toEqual({ ok: true, principal: undefined });
+  });
+
+  it('answers undefined when the shield would wait, lets the shield finish, and counts nothing against the rate limit', async () => {
+    LaterAuth.asked = 0;
+    expect(enforcer.decideAtOnce(plan('laterLimited'), ctx('later-key'))).toBeUndefined();
+    expect(enforcer.decideAtOnce(plan('laterLimited'), ctx('later-key'))).toBeUndefined();
+    expect(LaterAuth.asked).toBe(2); // the shield's own read went on: that is what warms its cache
+    // The limit of one per window was not touched: the first decision passes, the second is the one over it.
+    expect(await enforcer.enforce(plan('laterLimited'), ctx('later-key'))).toMatchObject({ ok: true, principal: { id: 'later-1' } });
+    expect(await enforcer.enforce(plan('laterLimited'), ctx('later-key'))).toMatchObject({ ok: false, code: 'rate_limited' });
+  });
+
+  it('never throws: a shield whose answer rejects is logged once, without a secret', async () => {
+    for (let i = 0; i < 3; i++) expect(enforcer.decideAtOnce(plan('rejecting'), ctx('k'))).toBeUndefined();
+    expect(enforcer.decideAtOnce(plan('exploding'), ctx('k'))).toEqual({ ok: false, code: 'unavailable', message: expect.any(String) });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fx.logs.filter((line) => line.message === 'shield keepWarm failed; ignored')).toHaveLength(1);
+    expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
 });
 

@@ -137,12 +137,38 @@ export class ShieldEnforcer {
    * ```
    */
   decide(plan: ShieldPlan, ctx: AuthContext): EnforceResult | Promise<EnforceResult> {
+    return this.decideWith(plan, ctx, true)!;
+  }
+
+  /**
+   * {@link decide} for a server that is behind: the same verdict when the shield answers
+   * at once; when the shield would wait (for its store), `undefined` instead, and the
+   * shield's own read goes on and refreshes its cache of the credential, with no verdict
+   * and no rate-limit count. The caller refuses such a request (`overloaded`) rather than
+   * queue it behind a store read that the busy event loop can only send when its turn ends.
+   * Never throws.
+   *
+   * @example
+   * ```ts
+   * const verdict = enforcer.decideAtOnce(plan, ctx);
+   * if (verdict === undefined) return overloaded(id);
+   * ```
+   */
+  decideAtOnce(plan: ShieldPlan, ctx: AuthContext): EnforceResult | Promise<EnforceResult> | undefined {
+    return this.decideWith(plan, ctx, false);
+  }
+
+  private decideWith(plan: ShieldPlan, ctx: AuthContext, wait: boolean): EnforceResult | Promise<EnforceResult> | undefined {
     const shieldClass = this.shieldOf(plan);
     if (shieldClass === undefined) return plan.rateLimit ? this.limit(plan.rateLimit, OPEN, ctx) : OPEN;
     try {
       const answer = this.shieldFor(shieldClass).authenticate(ctx);
       if (typeof (answer as PromiseLike<ShieldResult> | undefined)?.then !== 'function') {
         return this.afterShield(plan, this.judge(plan, shieldClass, answer as ShieldResult), ctx);
+      }
+      if (!wait) {
+        (answer as PromiseLike<ShieldResult>).then(undefined, (error: unknown) => this.keepWarmFailures.note(() => ({ shield: shieldClass.name, ...describeError(error) })));
+        return undefined;
       }
       return Promise.resolve(answer)
         .then((result) => this.afterShield(plan, this.judge(plan, shieldClass, result), ctx))
