@@ -2,14 +2,16 @@
 const RENEWAL_GATHER_MS = 20;
 /** Entries renewed by one store read (one MGET on Redis), at most. */
 const RENEWAL_BATCH = 256;
-/**
- * Renewal reads in flight at once, at most: 4,096 entries. A server far behind fires its
- * timers once per long loop turn and reads each answer a turn later, so this is how many
- * entries it can renew per two turns.
- */
-const MAX_RENEWAL_READS = 16;
 /** Entries waiting for a renewal, at most; past that a later read asks again. */
 const MAX_QUEUED_RENEWALS = 16_384;
+/**
+ * Renewal reads in flight at once, at most: as many as it takes to read every entry that
+ * may wait. A server far behind fires its timers once per long loop turn and reads each
+ * answer a turn later, so whatever waits when the timer fires must go then: at 16 reads
+ * (4,096 entries) a server of 5,000 sessions whose turns lasted seconds renewed the rest a
+ * turn too late, and their requests fell back on the store.
+ */
+const MAX_RENEWAL_READS = MAX_QUEUED_RENEWALS / RENEWAL_BATCH;
 
 /**
  * The background half of a near cache's renewal ahead of expiry: entries in use are

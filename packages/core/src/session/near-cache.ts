@@ -6,6 +6,7 @@
  * without a scan. An entry in use may be renewed ahead of its end. The session and JWT
  * near caches are both this.
  */
+import { EventLoopLag } from '../runtime/event-loop-lag.js';
 
 /** Share of the TTL by which an entry's lifetime is randomly shortened. */
 const JITTER = 0.2;
@@ -16,6 +17,16 @@ const JITTER = 0.2;
  * leaves it time to finish before the entry ends.
  */
 const RENEW_WINDOW = 0.5;
+/**
+ * While the event loop is behind by more than a third of the {@link RENEW_WINDOW} (a
+ * renewal's three turns would not fit in it), an entry made or renewed asks for renewal
+ * from this share of the TTL into its life: a server whose turns last seconds sends the
+ * renewal only when its turn ends, and on such a server the reads of the last window came
+ * too late to keep the sessions in use from running out (each request of theirs would then
+ * wait for the store). The cost: entries in use are read again about once per loop turn
+ * instead of once per half lifetime, only while the loop is that far behind.
+ */
+const RENEW_EARLY_AFTER = 0.1;
 
 /**
  * Asked, at most once per entry and while the entry still answers, to renew an entry
@@ -141,12 +152,15 @@ export class NearCache<V> {
   private lifeOf(expiresAtMs: number, readAt: number, now: number): { until: number; renewFrom: number } | undefined {
     // Lifetimes are spread over the last fifth of the TTL so entries made together (a
     // reconnect wave) do not all expire, and go back to the store, in the same instant.
-    const lifetime = Math.min(now, readAt) + this.ttlMs * (1 - JITTER * Math.random());
+    const start = Math.min(now, readAt);
+    const lifetime = start + this.ttlMs * (1 - JITTER * Math.random());
     const until = Math.min(lifetime, expiresAtMs);
     if (until <= now) return undefined;
     // An entry cut short by the value's own expiry is not renewed: a read would not lengthen it.
-    const renewFrom = this.renewAhead === undefined || expiresAtMs <= lifetime ? until : until - this.ttlMs * RENEW_WINDOW;
-    return { until, renewFrom };
+    if (this.renewAhead === undefined || expiresAtMs <= lifetime) return { until, renewFrom: until };
+    const renewFrom = until - this.ttlMs * RENEW_WINDOW;
+    if (EventLoopLag.shared().behindMs() <= (this.ttlMs * RENEW_WINDOW) / 3) return { until, renewFrom };
+    return { until, renewFrom: Math.min(renewFrom, start + this.ttlMs * RENEW_EARLY_AFTER) };
   }
 
   drop(key: string): void {

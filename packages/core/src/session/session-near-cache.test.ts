@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { stall } from '../../../../test/support/event-loop.js';
 import type { Principal } from '../contracts/principal.js';
+import { EventLoopLag } from '../runtime/event-loop-lag.js';
 import { SessionNearCache } from './session-near-cache.js';
 import { sessionKey } from './session-token.js';
 
@@ -34,6 +36,24 @@ describe('SessionNearCache', () => {
     expect(near.get('slow')).toBeUndefined();
     near.put('too-slow', principal('t'), FAR, readAt); // answered after a whole TTL: not kept at all
     expect(near.get('too-slow')).toBeUndefined();
+  });
+
+  it('asks for renewal from a tenth into an entry made while the event loop is far behind, and from half its TTL otherwise', () => {
+    const asked: string[] = [];
+    const ttl = 600; // renewal's window 300 ms; "far behind" is more than 100 ms
+    const near = new SessionNearCache(ttl, undefined, (token) => asked.push(token) > 0);
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), toFake: ['Date'] }); // the lag gauge keeps real time
+    EventLoopLag.shared().behindMs(); // the gauge runs from here
+    near.put('kept-up', principal('k'), FAR);
+    stall(150); // the loop is 150 ms behind now, as a server whose turns run long
+    near.put('behind', principal('b'), FAR);
+    vi.setSystemTime(Date.now() + ttl * 0.15);
+    expect(near.get('behind')?.id).toBe('b');
+    expect(near.get('kept-up')?.id).toBe('k');
+    expect(asked).toEqual(['behind']); // a renewal now has several long turns to come back in
+    vi.setSystemTime(Date.now() + ttl * 0.4); // past half of both lifetimes (0.8–1 TTL), before their ends
+    expect(near.get('kept-up')?.id).toBe('k');
+    expect(asked).toEqual(['behind', 'kept-up']);
   });
 
   it('lets a renewal lengthen a live entry, keeping the value it holds and the names a revocation drops it by', () => {
