@@ -1,7 +1,8 @@
 /**
- * Degrade, do not spiral: requests read while the server's event loop is far
+ * Degrade, do not spiral: requests that waited while the server's event loop fell far
  * behind are answered `overloaded` at once, with a retry hint, their shield and
- * handler not run; as soon as the loop catches up, requests are served again.
+ * handler not run; one read soon after it was sent is answered if its credential can be
+ * checked at once; as soon as the loop catches up, requests are served again.
  */
 import { GateDispatcher, ShieldEnforcer } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
@@ -68,7 +69,7 @@ describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDr
     expect(waited).toHaveLength(2);
     if (_name === 'udp') expect(waited).toEqual([undefined, undefined]);
     else {
-      expect(waited[1]).toBeGreaterThanOrEqual(80);
+      expect(waited[1]).toBeGreaterThanOrEqual(70); // timers may fire a little early on the loop's coarser clock
       expect(waited[1]).toBeLessThan(5000);
     }
   });
@@ -130,7 +131,8 @@ describe.skipIf(!redisUrl)('on Redis, while the loop is behind, a request whose 
     expect(reply).not.toBeInstanceOf(Promise); // refused at once, not queued behind the store read
     expect(reply).toMatchObject({ id: 2, ok: false, error: { code: 'overloaded' } });
     stack.dispatcher.shedWhenBehind(false);
-    await sleep(50); // the store read the refused request started answers
+    // The store read the refused request started answers (peek reads the near cache only, never the store).
+    await vi.waitFor(() => expect(stack!.sessions.peek(conn.credential)).toMatchObject({ id: 'saul' }), { timeout: 2000, interval: 10 });
     const next = move(3, 5);
     expect(next).not.toBeInstanceOf(Promise);
     expect(next).toEqual({ id: 3, ok: true, data: { x: 3, y: 0, by: 'saul' } });

@@ -65,7 +65,7 @@ export class TcpConnection {
   }
 
   private receive(chunk: Buffer): void {
-    this.protocol.noteRead();
+    this.protocol.noteRead(chunk.length, this.socket.readableLength);
     let frames: Uint8Array[];
     try {
       frames = this.decoder.push(chunk);

@@ -74,7 +74,9 @@ export class WebSocketConnection implements Liveness {
       onSaturated: () => this.setSaturated(true),
       onRelieved: () => this.setSaturated(false),
     });
-    wrapReads(socket, this.protocol);
+    // With compression a message is inflated off the loop and dispatched after later reads:
+    // its wait is unknown, so it is judged by the lag alone.
+    wrapReads(socket, options.perMessageDeflate === false ? this.protocol : undefined);
     heartbeat.add(ws, this);
     ws.on('message', (data: RawData, isBinary: boolean) => {
       this.alive = true;
@@ -125,8 +127,8 @@ export class WebSocketConnection implements Liveness {
 }
 
 /**
- * Tells the protocol of each read ({@link ConnectionProtocol.noteRead}: how long its requests
- * can have waited), and corks `socket` while ws reads the chunk and uncorks it after: ws's `data` listener
+ * Tells the protocol of each read, when given ({@link ConnectionProtocol.noteRead}: how long
+ * its requests can have waited), and corks `socket` while ws reads the chunk and uncorks it after: ws's `data` listener
  * (added when the WebSocket was set up, before this) emits the chunk's messages
  * synchronously, so the replies answered at once all leave in one `writev` instead of one
  * system call each. A chunk holds several messages when a client's requests queued while
@@ -140,11 +142,11 @@ export class WebSocketConnection implements Liveness {
  * but that one plain listener (another ws version), the read is flanked by a cork and an
  * uncork listener instead: the same batching, at the old price.
  */
-function wrapReads(socket: Duplex, protocol: ConnectionProtocol): void {
+function wrapReads(socket: Duplex, protocol: ConnectionProtocol | undefined): void {
   const [onData, ...others] = socket.rawListeners('data') as Array<((chunk: Buffer) => void) & { listener?: unknown }>;
   if (onData === undefined || others.length > 0 || onData.listener !== undefined) {
-    socket.prependListener('data', () => {
-      protocol.noteRead();
+    socket.prependListener('data', (chunk: Buffer) => {
+      protocol?.noteRead(chunk.length, socket.readableLength);
       socket.cork();
     });
     socket.on('data', () => socket.uncork());
@@ -152,7 +154,7 @@ function wrapReads(socket: Duplex, protocol: ConnectionProtocol): void {
   }
   const corked = Object.assign(
     function (this: Duplex, chunk: Buffer): void {
-      protocol.noteRead();
+      protocol?.noteRead(chunk.length, socket.readableLength);
       socket.cork();
       try {
         onData.call(this, chunk);

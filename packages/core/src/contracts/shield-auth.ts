@@ -33,6 +33,11 @@ export interface ShieldAuth {
    * (anyone can send any string): touch only entries a verified credential put in your
    * cache, and never add one or read a store for one.
    *
+   * A shield with `keepWarm` is taken to keep a cache: while the server is behind, a
+   * request read soon after it was sent is still decided by `authenticate` when the answer
+   * comes at once (from that cache), and refused `overloaded` when it would wait, the
+   * pending answer left to fill the cache. A shield without `keepWarm` is not asked then.
+   *
    * @example
    * ```ts
    * keepWarm(ctx: AuthContext): void {

@@ -146,3 +146,58 @@ describe('ConnectionProtocol', () => {
     expect(closed).toEqual(['unauthorized']);
   });
 });
+
+describe('ConnectionProtocol: how long a request can have waited (noteRead)', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  function waits() {
+    const waited: number[] = [];
+    const base = fakeDispatcher((token) => ({ ok: true, principal: alice, credential: { kind: 'session', token: String(token) } }));
+    const dispatcher = { ...base, dispatch: (raw: unknown, conn: ConnectionContext, waitedMs = Number.POSITIVE_INFINITY) => (waited.push(waitedMs), base.dispatch(raw, conn)) };
+    const { protocol } = harness({ dispatcher, handshake: 'done', credential: { ok: true, principal: alice, credential: { kind: 'session', token: 'good' } } });
+    let id = 0;
+    const request = () => protocol.receive(JSON.stringify({ id: ++id, portal: '/p', gate: 'g' }));
+    return { protocol, waited, request };
+  }
+
+  it('counts from the last read that took all the socket held: unknown before the first', async () => {
+    const { protocol, waited, request } = waits();
+    protocol.noteRead(80, 0);
+    request();
+    await sleep(40);
+    protocol.noteRead(80, 0);
+    request();
+    request(); // the same read
+    expect(waited[0]).toBe(Number.POSITIVE_INFINITY);
+    expect(waited[1]).toBeGreaterThanOrEqual(30);
+    expect(waited[1]).toBeLessThan(5000);
+    expect(waited[2]).toBe(waited[1]);
+  });
+
+  it('goes on counting through reads that may have left data behind: a full read buffer, or a paused socket’s backlog', async () => {
+    const { protocol, waited, request } = waits();
+    protocol.noteRead(80, 0);
+    await sleep(40);
+    protocol.noteRead(65_536, 0); // filled the read buffer: more may wait in the socket
+    request();
+    protocol.noteRead(80, 300); // a paused socket's backlog, emitted as it resumes
+    request();
+    protocol.noteRead(80, 0); // the last of it
+    request();
+    protocol.noteRead(80, 0); // everything had been taken by the read before
+    request();
+    for (const wait of waited.slice(0, 3)) expect(wait).toBeGreaterThanOrEqual(30);
+    expect(waited[3]).toBeLessThan(30);
+  });
+
+  it('counts requests that waited behind a credential check as of unknown wait', async () => {
+    const { protocol, waited } = waits();
+    protocol.noteRead(80, 0);
+    await sleep(10);
+    protocol.noteRead(200, 0);
+    protocol.receive('{"type":"auth","token":"good"}');
+    protocol.receive('{"id":1,"portal":"/p","gate":"g"}');
+    await tick();
+    expect(waited).toEqual([Number.POSITIVE_INFINITY]);
+  });
+});

@@ -16,6 +16,9 @@ import { ReplySequencer } from './reply-sequencer.js';
 
 type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
 
+/** What one read of a Node socket takes at most (libuv's read buffer): a read that filled it may have left more behind. */
+const READ_BUFFER_BYTES = 65_536;
+
 /**
  * Drives one connection. A refused auth frame is answered
  * `{"type":"auth","ok":false,…}` and closed with `unauthorized`; so is a
@@ -50,8 +53,8 @@ export class ConnectionProtocol {
   private readonly queued: (string | Uint8Array)[] = [];
   private readonly connection: LiveConnection;
   private heldDuringAuth = false;
-  /** When the transport last read the socket ({@link noteRead}), and how long before that the read before it was. */
-  private lastReadAt = Number.NEGATIVE_INFINITY;
+  /** When a read last took everything the socket held ({@link noteRead}), and the longest the requests of the current read can have waited. */
+  private drainedAt = Number.NEGATIVE_INFINITY;
   private readGapMs = Number.POSITIVE_INFINITY;
   private authDeadline: ReturnType<typeof setTimeout> | undefined;
   private idleDeadline: ReturnType<typeof setTimeout> | undefined;
@@ -83,22 +86,28 @@ export class ConnectionProtocol {
   }
 
   /**
-   * The transport read from its socket everything the socket held (a stream's `data`
-   * event); the messages of this read are fed next. A request in it was sent after the
-   * previous read, so it cannot have waited longer than the time since then: while the
-   * event loop is behind, the dispatcher answers such a request instead of shedding it
-   * for a lag it did not wait through (see `GateDispatcher.shedWhenBehind`). A transport
-   * that does not call this leaves its requests judged by the lag alone.
+   * The transport is about to feed the messages of one read of its socket (a stream's
+   * `data` event of `chunkBytes`, with `bufferedBytes` still in the stream's own buffer: a
+   * paused socket's backlog). A read of less than a full read buffer (64 KiB) with nothing
+   * left buffered took everything the socket held. A request in this
+   * read arrived after the last read that drained the socket, so it cannot have waited
+   * longer than the time since then: while the event loop is behind, the dispatcher
+   * answers such a request instead of shedding it for a lag it did not wait through (see
+   * `GateDispatcher.shedWhenBehind`). A transport that does not call this, and requests
+   * that waited for a credential check, are judged by the lag alone.
    *
    * @example
    * ```ts
-   * socket.on('data', (chunk) => { protocol.noteRead(); for (const frame of decoder.push(chunk)) protocol.receive(frame); });
+   * socket.on('data', (chunk) => {
+   *   protocol.noteRead(chunk.length, socket.readableLength);
+   *   for (const frame of decoder.push(chunk)) protocol.receive(frame);
+   * });
    * ```
    */
-  noteRead(): void {
+  noteRead(chunkBytes: number, bufferedBytes: number): void {
     const now = performance.now();
-    this.readGapMs = now - this.lastReadAt;
-    this.lastReadAt = now;
+    this.readGapMs = now - this.drainedAt;
+    if (chunkBytes < READ_BUFFER_BYTES && bufferedBytes === 0) this.drainedAt = now;
   }
 
   /** Feeds one message (JSON text or its UTF-8 bytes) from the peer. */
@@ -204,6 +213,8 @@ export class ConnectionProtocol {
   /** Feeds the requests that waited for a credential check. */
   private release(): void {
     if (this.state !== 'open') return;
+    // They waited for the check, however recently they were read.
+    this.readGapMs = Number.POSITIVE_INFINITY;
     for (const message of this.queued.splice(0)) this.receive(message);
     if (this.heldDuringAuth) {
       this.heldDuringAuth = false;

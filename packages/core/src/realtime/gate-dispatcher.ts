@@ -41,7 +41,7 @@ type MutableGateContext = { -readonly [K in keyof GateContext]: GateContext[K] }
 
 const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
 
-/** By default a gate call is refused with `overloaded` when the event loop is this far behind. */
+/** By default a gate call is refused with `overloaded` when the event loop is this far behind (see `GateDispatcher.shedWhenBehind`). */
 export const DEFAULT_SHED_LAG_MS = 500;
 
 /**
@@ -115,9 +115,10 @@ export class GateDispatcher {
    *   long already;
    * - a request its connection read soon after the read before (see `dispatch`'s
    *   `waitedMs`) has not waited through that lag, and is answered when its shield can
-   *   answer at once (a near-cache hit). One whose shield would wait for the store is
-   *   answered `overloaded` instead (`ShieldEnforcer.decideAtOnce`), so no request joins
-   *   a store queue that the busy loop sends only when its turn ends.
+   *   answer at once (from its caches). One whose shield would wait for the store is
+   *   answered `overloaded` instead (`ShieldEnforcer.decideAtOnce`), so no credential check
+   *   joins a store queue that the busy loop sends only when its turn ends (a fleet-wide
+   *   `@RateLimit`'s claim of its window and an async handler still may).
    *
    * The lag is how late the loop's timers run. A server that has just kept up with
    * thousands of sockets can run its timers seconds late while each socket is read

@@ -29,9 +29,10 @@ export class SessionOrJwtAuth implements ShieldAuth {
     return isSession(ctx) ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
   }
 
-  /** A session's near-cache entry is kept as `SessionAuth` keeps it; a JWT's check keeps nothing to renew. */
+  /** Each credential's cache is kept as its own shield keeps it. */
   keepWarm(ctx: AuthContext): void {
     if (isSession(ctx)) this.sessionAuth.keepWarm(ctx);
+    else this.jwtAuth.keepWarm(ctx);
   }
 }
 

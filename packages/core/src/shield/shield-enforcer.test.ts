@@ -96,6 +96,20 @@ class LaterAuth implements ShieldAuth {
   }
 }
 
+/** A shield that answers later and keeps a cache it can be asked to keep warm. */
+class CachingLaterAuth extends LaterAuth {
+  static override asked = 0;
+  override authenticate(ctx: AuthContext): Promise<ShieldResult> {
+    CachingLaterAuth.asked++;
+    return super.authenticate(ctx);
+  }
+  keepWarm(): void {}
+}
+
+class RejectingLaterAuth extends RejectingAuth {
+  keepWarm(): void {}
+}
+
 class SloppyAuth implements ShieldAuth {
   authenticate(): ShieldResult {
     return { ok: true } as never;
@@ -124,7 +138,8 @@ class Api {
   @Shield(BadRolesAuth) @Authorize({ roles: ['admin'] }) badRoles(): void {}
   @Shield(BadRolesLaterAuth) @Authorize({ roles: ['admin'] }) badRolesLater(): void {}
   @Shield(LaterAuth) later(): void {}
-  @Shield(LaterAuth) @RateLimit({ limit: 1, windowSeconds: 60, by: 'connection' }) laterLimited(): void {}
+  @Shield(CachingLaterAuth) @RateLimit({ limit: 1, windowSeconds: 60, by: 'connection' }) cachingLater(): void {}
+  @Shield(RejectingLaterAuth) rejectingLater(): void {}
   @Shield(NeedsUnregisteredToken) broken(): void {}
   @Shield(WarmingAuth) @RateLimit({ limit: 1, windowSeconds: 60, by: 'connection' }) warming(): void {}
   @Shield(ThrowingWarmAuth) throwingWarm(): void {}
@@ -248,28 +263,34 @@ describe('ShieldEnforcer', () => {
 });
 
 describe('ShieldEnforcer.decideAtOnce (a server that is behind)', () => {
-  it('gives the verdict decide gives when the shield answers at once, rate limit counted', () => {
+  it('gives the verdict decide gives when a caching shield answers at once, rate limit counted', () => {
     expect(enforcer.decideAtOnce(plan('warming'), ctx('key-1'))).toMatchObject({ ok: true, principal: { id: 'warm-1' } });
     expect(enforcer.decideAtOnce(plan('warming'), ctx('key-1'))).toMatchObject({ ok: false, code: 'rate_limited' });
     expect(enforcer.decideAtOnce(plan('warming'), ctx('key-2'))).toMatchObject({ ok: false, code: 'unauthorized' });
     expect(enforcer.decideAtOnce(plan('open'), ctx())).toEqual({ ok: true, principal: undefined });
   });
 
-  it('answers undefined when the shield would wait, lets the shield finish, and counts nothing against the rate limit', async () => {
-    LaterAuth.asked = 0;
-    expect(enforcer.decideAtOnce(plan('laterLimited'), ctx('later-key'))).toBeUndefined();
-    expect(enforcer.decideAtOnce(plan('laterLimited'), ctx('later-key'))).toBeUndefined();
-    expect(LaterAuth.asked).toBe(2); // the shield's own read went on: that is what warms its cache
+  it('answers undefined when the shield would wait, lets it finish filling its cache, and counts nothing against the rate limit', async () => {
+    CachingLaterAuth.asked = 0;
+    expect(enforcer.decideAtOnce(plan('cachingLater'), ctx('later-key'))).toBeUndefined();
+    expect(enforcer.decideAtOnce(plan('cachingLater'), ctx('later-key'))).toBeUndefined();
+    expect(CachingLaterAuth.asked).toBe(2); // the shield's own read went on: that is what warms its cache
     // The limit of one per window was not touched: the first decision passes, the second is the one over it.
-    expect(await enforcer.enforce(plan('laterLimited'), ctx('later-key'))).toMatchObject({ ok: true, principal: { id: 'later-1' } });
-    expect(await enforcer.enforce(plan('laterLimited'), ctx('later-key'))).toMatchObject({ ok: false, code: 'rate_limited' });
+    expect(await enforcer.enforce(plan('cachingLater'), ctx('later-key'))).toMatchObject({ ok: true, principal: { id: 'later-1' } });
+    expect(await enforcer.enforce(plan('cachingLater'), ctx('later-key'))).toMatchObject({ ok: false, code: 'rate_limited' });
   });
 
-  it('never throws: a shield whose answer rejects is logged once, without a secret', async () => {
-    for (let i = 0; i < 3; i++) expect(enforcer.decideAtOnce(plan('rejecting'), ctx('k'))).toBeUndefined();
-    expect(enforcer.decideAtOnce(plan('exploding'), ctx('k'))).toEqual({ ok: false, code: 'unavailable', message: expect.any(String) });
+  it('does not ask a shield without keepWarm (no cache): its lookup would be made for a refusal', () => {
+    LaterAuth.asked = 0;
+    expect(enforcer.decideAtOnce(plan('later'), ctx('later-key'))).toBeUndefined();
+    expect(enforcer.decideAtOnce(plan('exploding'), ctx('k'))).toBeUndefined();
+    expect(LaterAuth.asked).toBe(0);
+  });
+
+  it('never throws: a caching shield whose answer rejects is logged once, without a secret', async () => {
+    for (let i = 0; i < 3; i++) expect(enforcer.decideAtOnce(plan('rejectingLater'), ctx('k'))).toBeUndefined();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(fx.logs.filter((line) => line.message === 'shield keepWarm failed; ignored')).toHaveLength(1);
+    expect(fx.logs.filter((line) => line.message === 'shield failed on a request refused while the server was behind; ignored')).toHaveLength(1);
     expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
 });

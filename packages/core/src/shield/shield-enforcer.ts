@@ -59,6 +59,7 @@ export class ShieldEnforcer {
   private readonly limitFailures: ThrottledLog;
   /** A shield whose keepWarm fails would fail on every shed request: one line per 10 s. */
   private readonly keepWarmFailures: ThrottledLog;
+  private readonly unawaitedFailures: ThrottledLog;
 
   constructor(
     @inject(PORTCULLIS_CONTAINER) private readonly container: DependencyContainer,
@@ -67,6 +68,7 @@ export class ShieldEnforcer {
     this.log = loggers.create('portcullis:shield');
     this.limitFailures = new ThrottledLog(this.log, 'error', 'rate-limit counter failed; refusing with unavailable');
     this.keepWarmFailures = new ThrottledLog(this.log, 'warn', 'shield keepWarm failed; ignored');
+    this.unawaitedFailures = new ThrottledLog(this.log, 'warn', 'shield failed on a request refused while the server was behind; ignored');
     this.fallbackName = container.isRegistered(PORTCULLIS_CONFIG, true) ? container.resolve(PORTCULLIS_CONFIG).security.shields.fallback : 'none';
     this.fallback = FALLBACK_SHIELDS[this.fallbackName];
   }
@@ -141,11 +143,13 @@ export class ShieldEnforcer {
   }
 
   /**
-   * {@link decide} for a server that is behind: the same verdict when the shield answers
-   * at once; when the shield would wait (for its store), `undefined` instead, and the
-   * shield's own read goes on and refreshes its cache of the credential, with no verdict
-   * and no rate-limit count. The caller refuses such a request (`overloaded`) rather than
-   * queue it behind a store read that the busy event loop can only send when its turn ends.
+   * {@link decide} for a server that is behind: the same verdict when the plan's shield
+   * keeps a cache (it has `keepWarm`, as the built-in shields do) and answers at once;
+   * when it would wait (for its store), `undefined` instead, and the shield's own read goes
+   * on and refreshes its cache of the credential, with no verdict and no rate-limit count.
+   * A shield without `keepWarm` is not asked (`undefined`): a lookup it makes per request
+   * would be made for a refusal. The caller refuses such a request (`overloaded`) rather
+   * than queue it behind a read that the busy event loop can only send when its turn ends.
    * Never throws.
    *
    * @example
@@ -162,12 +166,14 @@ export class ShieldEnforcer {
     const shieldClass = this.shieldOf(plan);
     if (shieldClass === undefined) return plan.rateLimit ? this.limit(plan.rateLimit, OPEN, ctx) : OPEN;
     try {
-      const answer = this.shieldFor(shieldClass).authenticate(ctx);
+      const shield = this.shieldFor(shieldClass);
+      if (!wait && shield.keepWarm === undefined) return undefined;
+      const answer = shield.authenticate(ctx);
       if (typeof (answer as PromiseLike<ShieldResult> | undefined)?.then !== 'function') {
         return this.afterShield(plan, this.judge(plan, shieldClass, answer as ShieldResult), ctx);
       }
       if (!wait) {
-        (answer as PromiseLike<ShieldResult>).then(undefined, (error: unknown) => this.keepWarmFailures.note(() => ({ shield: shieldClass.name, ...describeError(error) })));
+        (answer as PromiseLike<ShieldResult>).then(undefined, (error: unknown) => this.unawaitedFailures.note(() => ({ shield: shieldClass.name, ...describeError(error) })));
         return undefined;
       }
       return Promise.resolve(answer)
