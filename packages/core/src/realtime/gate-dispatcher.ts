@@ -144,7 +144,8 @@ export class GateDispatcher {
    * of a live game then cost no promise and no extra microtask.
    *
    * `waitedMs` is the longest the request can have waited before it was read: for a
-   * connection, the time since its previous read (`ConnectionProtocol.noteRead` passes it).
+   * connection, the time since its last read that took everything the socket held
+   * (`ConnectionProtocol.noteRead` keeps it).
    * Left out, it is unknown, and while the loop is behind the request is shed (see
    * {@link shedWhenBehind}).
    *
