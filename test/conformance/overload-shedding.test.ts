@@ -4,7 +4,7 @@
  * handler not run; one read soon after it was sent is answered if its credential can be
  * checked at once; as soon as the loop catches up, requests are served again.
  */
-import { GateDispatcher, ShieldEnforcer } from '@portcullis/core';
+import { GateDispatcher, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 import { stall } from '../support/event-loop.js';
@@ -136,6 +136,29 @@ describe.skipIf(!redisUrl)('on Redis, while the loop is behind, a request whose 
     const next = move(3, 5);
     expect(next).not.toBeInstanceOf(Promise);
     expect(next).toEqual({ id: 3, ok: true, data: { x: 3, y: 0, by: 'saul' } });
+  });
+});
+
+describe.skipIf(!redisUrl)('on Redis, while the loop is behind, a @JwtShield gate', () => {
+  let stack: TestStack | undefined;
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('is shed by the lag alone, with no store read: its check reads Redis every time and would warm nothing', async () => {
+    stack = await createRedisTestStack(redisUrl!, shortNearCache);
+    const conn = { clientId: 'c1', transport: 'ws', remoteAddress: undefined, credential: stack.jwt('tess'), memo: new Map() } as const;
+    const whoami = (id: number, waitedMs?: number) => stack!.dispatcher.dispatch({ id, portal: '/game', gate: 'whoami' }, conn, waitedMs);
+    expect(await whoami(1)).toEqual({ id: 1, ok: true, data: 'tess' });
+    const storeChecks = vi.spyOn(TokenSessionSync.prototype, 'isJwtInvalidated');
+    stack.dispatcher.shedWhenBehind(20);
+    stall(60);
+    const reply = whoami(2, 5);
+    expect(reply).not.toBeInstanceOf(Promise);
+    expect(reply).toMatchObject({ id: 2, ok: false, error: { code: 'overloaded' } });
+    expect(storeChecks).not.toHaveBeenCalled();
   });
 });
 

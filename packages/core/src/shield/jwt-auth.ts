@@ -64,16 +64,6 @@ export class JwtAuth implements ShieldAuth {
     return REVOKED;
   }
 
-  /**
-   * For a shed request: a JWT whose signature this connection checked already has its
-   * invalidation read, from the JWT near cache on Redis, which queues the entry's renewal
-   * near its end as a decision's read does. Verifies nothing new and decides nothing.
-   */
-  keepWarm(ctx: AuthContext): void {
-    const kept = ctx.memo?.get(MEMO_KEY) as VerifiedJwt | undefined;
-    if (kept !== undefined && kept.result.credential.token === ctx.credential) this.sessions.isJwtInvalidatedNow(kept.claims);
-  }
-
   /** The signature and claims, from the memo while the same credential has not expired. */
   private verifySignature(credential: string | undefined, memo: Map<unknown, unknown> | undefined): VerifiedJwt | Refusal {
     if (credential === undefined || credential.length === 0) return MISSING;

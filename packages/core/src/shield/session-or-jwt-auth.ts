@@ -29,10 +29,9 @@ export class SessionOrJwtAuth implements ShieldAuth {
     return isSession(ctx) ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
   }
 
-  /** Each credential's cache is kept as its own shield keeps it. */
+  /** A session's near-cache entry is kept as `SessionAuth` keeps it; a JWT's check keeps nothing to renew. */
   keepWarm(ctx: AuthContext): void {
     if (isSession(ctx)) this.sessionAuth.keepWarm(ctx);
-    else this.jwtAuth.keepWarm(ctx);
   }
 }
 

@@ -144,7 +144,7 @@ export class ShieldEnforcer {
 
   /**
    * {@link decide} for a server that is behind: the same verdict when the plan's shield
-   * keeps a cache (it has `keepWarm`, as the built-in shields do) and answers at once;
+   * keeps a cache (it has `keepWarm`, as `SessionAuth` does) and answers at once;
    * when it would wait (for its store), `undefined` instead, and the shield's own read goes
    * on and refreshes its cache of the credential, with no verdict and no rate-limit count.
    * A shield without `keepWarm` is not asked (`undefined`): a lookup it makes per request
