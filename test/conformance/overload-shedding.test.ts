@@ -112,14 +112,15 @@ describe.each(stacks)('%s: while the loop is behind, a request its connection re
   });
 });
 
-describe.skipIf(!redisUrl)('on Redis, while the loop is behind, a request whose session must be read again', () => {
+describe.skipIf(!redisUrl)('on Redis, a server whose loop is behind', () => {
   let stack: TestStack | undefined;
   afterEach(async () => {
+    vi.restoreAllMocks();
     await stack?.close();
     stack = undefined;
   });
 
-  it('is answered overloaded at once, not queued behind the store read, and that read fills the near cache for the next', async () => {
+  it('answers a request whose session must be read again overloaded at once, not queued behind the store read, and that read fills the near cache for the next', async () => {
     stack = await createRedisTestStack(redisUrl!, shortNearCache);
     const conn = { clientId: 'c1', transport: 'ws', remoteAddress: undefined, credential: await stack.session('saul') } as const;
     const move = (id: number, waitedMs?: number) => stack!.dispatcher.dispatch({ id, portal: '/game', gate: 'move', data: { x: id, y: 0 } }, conn, waitedMs);
@@ -137,17 +138,8 @@ describe.skipIf(!redisUrl)('on Redis, while the loop is behind, a request whose 
     expect(next).not.toBeInstanceOf(Promise);
     expect(next).toEqual({ id: 3, ok: true, data: { x: 3, y: 0, by: 'saul' } });
   });
-});
 
-describe.skipIf(!redisUrl)('on Redis, while the loop is behind, a @JwtShield gate', () => {
-  let stack: TestStack | undefined;
-  afterEach(async () => {
-    vi.restoreAllMocks();
-    await stack?.close();
-    stack = undefined;
-  });
-
-  it('is shed by the lag alone, with no store read: its check reads Redis every time and would warm nothing', async () => {
+  it('sheds a @JwtShield gate by the lag alone, with no store read: its check reads Redis every time and would warm nothing', async () => {
     stack = await createRedisTestStack(redisUrl!, shortNearCache);
     const conn = { clientId: 'c1', transport: 'ws', remoteAddress: undefined, credential: stack.jwt('tess'), memo: new Map() } as const;
     const whoami = (id: number, waitedMs?: number) => stack!.dispatcher.dispatch({ id, portal: '/game', gate: 'whoami' }, conn, waitedMs);
@@ -160,17 +152,8 @@ describe.skipIf(!redisUrl)('on Redis, while the loop is behind, a @JwtShield gat
     expect(reply).toMatchObject({ id: 2, ok: false, error: { code: 'overloaded' } });
     expect(storeChecks).not.toHaveBeenCalled();
   });
-});
 
-describe.skipIf(!redisUrl)('an overload longer than the near cache lasts, on Redis', () => {
-  let stack: TestStack | undefined;
-  afterEach(async () => {
-    vi.restoreAllMocks();
-    await stack?.close();
-    stack = undefined;
-  });
-
-  it('leaves the shed players in the near cache: the first request after it is answered at once, from it', async () => {
+  it('leaves the players shed through an overload longer than the near cache lasts in the near cache: the first request after it is answered at once, from it', async () => {
     // Entries live 0.8–1 s; the overload lasts 2.5 s.
     stack = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], security: { session: { 'near-cache-seconds': 1 } } });
     const conn = { clientId: 'c1', transport: 'ws', remoteAddress: undefined, credential: await stack.session('quinn') } as const;
