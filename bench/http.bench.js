@@ -143,11 +143,14 @@ function fastJwtApp(cfg) {
   return app;
 }
 
-/** Child-process mode: builds every server, reports ports and a token, serves until told to stop. */
-async function serve() {
+/**
+ * Every app this bench measures, keyed by case (`login` is the bcrypt login app), and an access
+ * token they all accept; the Redis cases only with `redisUrl`. bench/instructions.bench.js drives
+ * the same apps without sockets.
+ */
+export async function httpBenchApps({ redisUrl } = {}) {
   const cfg = config();
   const container = await portcullisContainer(cfg);
-  const redisUrl = process.env.BENCH_REDIS_URL;
   const onRedis = { SVC__PERSISTENCE__CACHE__PROVIDER: 'redis', SVC__PERSISTENCE__CACHE__URL: redisUrl };
   const redisContainer = redisUrl ? await portcullisContainer(config(onRedis)) : undefined;
   const redisNearContainer = redisUrl ? await portcullisContainer(config({ ...onRedis, SVC__SECURITY__SESSION__JWT_NEAR_CACHE_SECONDS: '5' })) : undefined;
@@ -171,6 +174,12 @@ async function serve() {
     fastJwt: fastJwtApp(cfg),
     login: createPortcullisApp(loginContainer, { controllers: [BenchAuthController] }),
   };
+  return { apps, token };
+}
+
+/** Child-process mode: builds every server, reports ports and a token, serves until told to stop. */
+async function serve() {
+  const { apps, token } = await httpBenchApps({ redisUrl: process.env.BENCH_REDIS_URL });
   const ports = {};
   const servers = [];
   for (const [name, app] of Object.entries(apps)) {
@@ -227,8 +236,8 @@ async function loginTimes(base, times) {
 
 const BASELINES = { bare: 'bare express', portcullisOpen: 'portcullis unshielded' };
 
-/** [label, key, baseline]: every case is measured right after a run of its baseline. */
-const ALL_CASES = [
+/** [label, key, baseline]: every case is measured right after a run of its baseline (bench/instructions.bench.js reads the labels too). */
+export const ALL_CASES = [
   ['bare express 5, unshielded', 'bare', undefined],
   ['portcullis app, same route unshielded', 'portcullisOpen', 'bare'],
   ['control: a second, identical unshielded portcullis app', 'portcullisOpenControl', 'portcullisOpen'],
