@@ -44,7 +44,9 @@ export { PasswordHasher } from './password/password-hasher.js';
 export { BcryptLimiter } from './password/bcrypt-limiter.js';
 
 // sessions and stores
-export type { FleetPush, PushListener, RefreshResult, RevocationEvent, SessionSuccessor, UpgradeResult } from './contracts/sessions.js';
+export type {
+  CredentialsRevoked, FleetPush, PushListener, RefreshResult, RevocationEvent, RevocationGap, SessionSuccessor, UpgradeResult,
+} from './contracts/sessions.js';
 export { TokenSessionSync, type LoginCaller } from './session/token-session-sync.js';
 export { sessionKey } from './session/session-token.js';
 export type { LoginOrigin } from './session/login-inventory.js';

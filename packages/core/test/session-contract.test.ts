@@ -3,10 +3,9 @@
  * redis-server (started by test/support/global-setup.ts).
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { PortcullisError, sessionKey, TokenError, udpSessionId } from '@portcullis/core';
+import { PortcullisError, sessionKey, TokenError, udpSessionId, type CredentialsRevoked } from '@portcullis/core';
 import { createClient } from '@keyv/redis';
 import { isSessionToken } from '@portcullis/protocol';
-import type { CredentialsRevoked } from '../src/contracts/sessions.js';
 import { UdpKeyring } from '../src/key/udp-keyring.js';
 import { SessionPairStore } from '../src/session/session-pair-store.js';
 import { openTokenWith } from '../src/session/token-seal.js';
