@@ -21,6 +21,11 @@ export function sendError(res: Response, status: number, error: ErrorCode, messa
   res.status(status).json({ error, message } satisfies ErrorBody);
 }
 
+/** Sets `Retry-After` in whole seconds, at least 1, unless the response is already under way. */
+export function setRetryAfter(res: Response, seconds: number): void {
+  if (!res.headersSent) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(seconds))));
+}
+
 /**
  * Sends one `PortcullisError` per the status table: an error with a retry time
  * (`LockedOutError`, `OverloadedError`) carries `Retry-After`, server-side codes
@@ -35,9 +40,7 @@ export function sendError(res: Response, status: number, error: ErrorCode, messa
 export function sendPortcullisError(res: Response, error: PortcullisError): void {
   const mapping = httpErrorFor(error.code);
   const retryAfter = error instanceof LockedOutError || error instanceof OverloadedError ? error.retryAfterSeconds : undefined;
-  if (retryAfter !== undefined && !res.headersSent) {
-    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
-  }
+  if (retryAfter !== undefined) setRetryAfter(res, retryAfter);
   sendError(res, mapping.status, mapping.wire, mapping.message ?? error.message);
 }
 

@@ -6,7 +6,7 @@
 import type { AuthContext, RefusalCode } from '@portcullis/core';
 import type { Request, Response } from 'express';
 import type { InjectionToken } from 'tsyringe';
-import { sendError } from './error-handler.js';
+import { sendError, setRetryAfter } from './error-handler.js';
 import { HTTP_ERROR_TABLE } from './http-status-table.js';
 
 /**
@@ -99,7 +99,7 @@ export async function respondRefusal(
     return;
   }
   if (code === 'rate_limited') {
-    res.setHeader('Retry-After', String(Math.max(1, Math.ceil((refusal.retryAfterMs ?? 1000) / 1000))));
+    setRetryAfter(res, (refusal.retryAfterMs ?? 1000) / 1000);
     sendError(res, HTTP_ERROR_TABLE.rate_limited.status, 'rate_limited', message);
     return;
   }
