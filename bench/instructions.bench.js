@@ -1,14 +1,15 @@
 /**
  * Machine instructions per HTTP request, counted by valgrind (cachegrind), for the apps of
  * bench/http.bench.js: a count does not move with the other work on a shared machine, so a
- * difference of a few percent between two routes shows in one run, where req/s and CPU time
- * need many rounds and still straddle it.
+ * difference of a few percent between two routes shows in a run of two rounds, where req/s and
+ * CPU time need many rounds and still straddle it.
  *
  * Each case runs in its own node process under valgrind, one keep-alive connection without a
- * socket (lib/in-memory-http.js): `count / 4` requests, then again with `count` requests; the
+ * socket (lib/in-memory-http.js): once with `count / 4` requests, once with `count`; the
  * difference of the two totals ÷ the difference in requests is the count per request, with start-up,
- * module loading and most of the compiling taken out. The same client loop against a stream that
- * answers with fixed bytes gives the client's own count, taken out of every row. Node runs with
+ * module loading and most of the compiling (done in the first quarter) taken out. The same client
+ * loop against a stream that answers with fixed bytes gives the count of the client and the stream,
+ * taken out of every row. Node runs with
  * `--single-threaded` and a fixed young generation, so the compiler and the collector do nearly the same
  * work in every run (rounds of one case still differ by up to about 2 % of a request).
  *
@@ -24,7 +25,7 @@ import { cannedConnection, inMemoryConnection } from './lib/in-memory-http.js';
 import { median, withSpread } from './lib/measure.js';
 
 export const title = 'HTTP: machine instructions per request (valgrind), @JwtShield beside the same route unshielded, no sockets';
-export const defaults = { rounds: 2, count: 8000, cases: ['bare', 'portcullisOpen', 'portcullisAdmit', 'portcullis', 'fastJwt'] };
+export const defaults = { rounds: 2, count: 16_000, cases: ['bare', 'portcullisOpen', 'portcullisAdmit', 'portcullis', 'fastJwt'] };
 
 const COUNT_FLAG = '--count-http-instructions';
 const CLIENT = 'client';
@@ -42,24 +43,25 @@ function valgrindVersion() {
   }
 }
 
-/** Child mode, under valgrind: sends `amount` requests twice (warm-up, then measured) to one case's app. */
+/** Child mode, under valgrind: sends `amount` requests to one case's app. */
 async function countOne(key, amount) {
   const { apps, token } = key === CLIENT ? { apps: {}, token: 'x' } : await httpBenchApps();
+  if (key !== CLIENT && !apps[key]) throw new Error(`no app ${key} without Redis`);
   const request = `GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\nAuthorization: Bearer ${token}\r\n\r\n`;
-  const send = key === CLIENT ? cannedConnection(CANNED, request) : inMemoryConnection(apps[key], request);
-  await send(amount);
-  await send(amount);
+  await (key === CLIENT ? cannedConnection(CANNED, request) : inMemoryConnection(apps[key], request))(amount);
   process.exit(0);
 }
 
-/** Instructions of one child run of `amount` × 2 requests of `key`. */
-function countRun(key, amount) {
+/** Instructions of one child run of `amount` requests of `key`; `live` holds the running children. */
+function countRun(key, amount, live) {
   return new Promise((resolve, reject) => {
     const args = ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', '--cachegrind-out-file=/dev/null', process.execPath, ...NODE_FLAGS, fileURLToPath(import.meta.url), COUNT_FLAG, key, String(amount)];
     const child = spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    live.add(child);
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('exit', (code) => {
+      live.delete(child);
       const refs = /I\s+refs:\s+([\d,]+)/.exec(stderr);
       if (code === 0 && refs) resolve(Number(refs[1].replaceAll(',', '')));
       else reject(new Error(`valgrind run of ${key} (${amount}) failed with code ${code}: ${stderr.split('\n').filter((l) => !l.startsWith('==')).slice(-5).join(' ')}`));
@@ -67,14 +69,21 @@ function countRun(key, amount) {
   });
 }
 
-/** Runs the thunks with at most `width` at a time. */
-async function pooled(thunks, width) {
+/** Runs the thunks with at most `width` at a time; after a failure it starts no more and calls `stop`. */
+async function pooled(thunks, width, stop) {
   const results = new Array(thunks.length);
   let next = 0;
+  let failed = false;
   await Promise.all(Array.from({ length: Math.min(width, thunks.length) }, async () => {
-    while (next < thunks.length) {
+    while (next < thunks.length && !failed) {
       const i = next++;
-      results[i] = await thunks[i]();
+      try {
+        results[i] = await thunks[i]();
+      } catch (error) {
+        failed = true;
+        stop();
+        throw error;
+      }
     }
   }));
   return results;
@@ -84,16 +93,20 @@ export async function run({ rounds, count, cases }) {
   const valgrind = valgrindVersion();
   const columns = ['case', 'baseline', 'instructions per request', 'over baseline per request', 'ratio to baseline'];
   if (!valgrind) return { columns, rows: [], notes: ['valgrind not found: install it (Debian: apt-get install valgrind) to count instructions.'] };
-  const unknown = cases.filter((key) => !(key in BASELINE_OF));
-  if (unknown.length > 0) throw new Error(`unknown HTTP case ${unknown.join(', ')} (known: ${Object.keys(BASELINE_OF).join(', ')})`);
+  // The Redis cases need a redis-server per child; the count is of the in-process work.
+  const countable = Object.keys(BASELINE_OF).filter((key) => !key.startsWith('portcullisRedis'));
+  const unknown = cases.filter((key) => !countable.includes(key));
+  if (unknown.length > 0) throw new Error(`unknown or uncountable HTTP case ${unknown.join(', ')} (countable: ${countable.join(', ')})`);
+  if (!(count >= 8)) throw new Error(`--count must be at least 8 (given ${count})`);
   const keys = [...new Set([CLIENT, ...cases.flatMap((key) => [BASELINE_OF[key], key].filter(Boolean))])];
   const small = Math.round(count / 4);
   const jobs = [];
   for (let r = 0; r < rounds; r++) for (const key of keys) jobs.push({ key, r, amount: small }, { key, r, amount: count });
-  const totals = await pooled(jobs.map((job) => () => countRun(job.key, job.amount)), availableParallelism());
-  // Per request of each round: the two runs' difference over the 2 × (count − small) requests between them.
+  const live = new Set();
+  const totals = await pooled(jobs.map((job) => () => countRun(job.key, job.amount, live)), availableParallelism(), () => live.forEach((child) => child.kill('SIGKILL')));
+  // Per request of each round: the two runs' difference over the count − small requests between them.
   const perRequest = Object.fromEntries(keys.map((key) => [key, []]));
-  for (let i = 0; i < jobs.length; i += 2) perRequest[jobs[i].key].push((totals[i + 1] - totals[i]) / (2 * (count - small)));
+  for (let i = 0; i < jobs.length; i += 2) perRequest[jobs[i].key].push((totals[i + 1] - totals[i]) / (count - small));
   const client = perRequest[CLIENT];
   const served = (key) => perRequest[key].map((n, r) => n - client[r]);
   const rows = keys.filter((key) => key !== CLIENT).map((key) => {
@@ -113,8 +126,8 @@ export async function run({ rounds, count, cases }) {
     columns,
     rows,
     notes: [
-      `${valgrind} (cachegrind, no cache simulation); node ${NODE_FLAGS.join(' ')}. Each case in its own process, ${small.toLocaleString('en-US')} and then ${count.toLocaleString('en-US')} requests (each after as many unmeasured), one keep-alive connection without a socket; ${rounds} round${rounds === 1 ? '' : 's'} (median, min–max in brackets).`,
-      `Every row has the client's own count taken out: ${Math.round(median(client)).toLocaleString('en-US')} instructions per request, the same client against a stream answering with fixed bytes.`,
+      `${valgrind} (cachegrind, no cache simulation); node ${NODE_FLAGS.join(' ')}. Each case in its own process, once with ${small.toLocaleString('en-US')} and once with ${count.toLocaleString('en-US')} requests over one keep-alive connection without a socket; the count per request is the difference of the two totals over the ${(count - small).toLocaleString('en-US')} requests between them; ${rounds} round${rounds === 1 ? '' : 's'} (median, min–max in brackets).`,
+      `Every row has the client's and the in-memory stream's own count taken out: ${Math.round(median(client)).toLocaleString('en-US')} instructions per request, the same client against a stream answering with fixed bytes.`,
       '"ratio to baseline" = baseline instructions ÷ case instructions: the throughput ratio of a server bound by its core if every instruction took as long. A count does not see cache misses, memory stalls or the kernel\'s socket work.',
       ...(jwt ? [`Target "@JwtShield ≥ 0.95× the same route unshielded", counted: ${withSpread(jwt, 3)}.`] : []),
     ],

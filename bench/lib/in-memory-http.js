@@ -55,6 +55,7 @@ function connection(requestText, serve) {
   const sendRequest = () => stream.push(request);
   return (amount) =>
     new Promise(/** @type {(resolve: () => void, reject: (error: Error) => void) => void} */ ((resolve, reject) => {
+      if (amount <= 0) return resolve();
       let pending = '';
       let left = amount;
       onBytes = (chunk) => {

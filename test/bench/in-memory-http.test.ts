@@ -21,6 +21,8 @@ describe('inMemoryConnection', () => {
     });
     await inMemoryConnection(app, REQUEST)(25);
     expect(served).toBe(25);
+    await inMemoryConnection(app, REQUEST)(0);
+    expect(served).toBe(25);
   });
 
   it('rejects at the first answer that is not a 200', async () => {
