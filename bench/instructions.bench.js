@@ -9,9 +9,9 @@
  * difference of the two totals ÷ the difference in requests is the count per request, with start-up,
  * module loading and most of the compiling (done in the first quarter) taken out. The same client
  * loop against a stream that answers with fixed bytes gives the count of the client and the stream,
- * taken out of every row. Node runs with
- * `--single-threaded` and a fixed young generation, so the compiler and the collector do nearly the same
- * work in every run (rounds of one case still differ by up to about 2 % of a request).
+ * taken out of every row. Node runs with `--single-threaded` and a fixed young generation, so the
+ * compiler and the collector do nearly the same work in every run (rounds of one case still
+ * differ by up to about 2 % of a request).
  *
  * A count weighs every instruction alike: it does not see cache misses, memory stalls or the
  * kernel's socket work, which the HTTP bench's req/s does.
