@@ -20,6 +20,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { mapLimited } from '../loadtest/lib/http-client.js';
 import { ALL_CASES, httpBenchApps } from './http.bench.js';
 import { cannedConnection, inMemoryConnection } from './lib/in-memory-http.js';
 import { median, withSpread } from './lib/measure.js';
@@ -69,26 +70,6 @@ function countRun(key, amount, live) {
   });
 }
 
-/** Runs the thunks with at most `width` at a time; after a failure it starts no more and calls `stop`. */
-async function pooled(thunks, width, stop) {
-  const results = new Array(thunks.length);
-  let next = 0;
-  let failed = false;
-  await Promise.all(Array.from({ length: Math.min(width, thunks.length) }, async () => {
-    while (next < thunks.length && !failed) {
-      const i = next++;
-      try {
-        results[i] = await thunks[i]();
-      } catch (error) {
-        failed = true;
-        stop();
-        throw error;
-      }
-    }
-  }));
-  return results;
-}
-
 export async function run({ rounds, count, cases }) {
   const valgrind = valgrindVersion();
   const columns = ['case', 'baseline', 'instructions per request', 'over baseline per request', 'ratio to baseline'];
@@ -103,7 +84,11 @@ export async function run({ rounds, count, cases }) {
   const jobs = [];
   for (let r = 0; r < rounds; r++) for (const key of keys) jobs.push({ key, r, amount: small }, { key, r, amount: count });
   const live = new Set();
-  const totals = await pooled(jobs.map((job) => () => countRun(job.key, job.amount, live)), availableParallelism(), () => live.forEach((child) => child.kill('SIGKILL')));
+  const totals = await mapLimited(jobs, availableParallelism(), (job) =>
+    countRun(job.key, job.amount, live).catch((error) => {
+      for (const child of live) child.kill('SIGKILL'); // the others' counts are of no use now
+      throw error;
+    }));
   // Per request of each round: the two runs' difference over the count − small requests between them.
   const perRequest = Object.fromEntries(keys.map((key) => [key, []]));
   for (let i = 0; i < jobs.length; i += 2) perRequest[jobs[i].key].push((totals[i + 1] - totals[i]) / (count - small));

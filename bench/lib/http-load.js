@@ -13,8 +13,14 @@ import { performance } from 'node:perf_hooks';
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n');
 
-/** Splits the responses out of one socket's bytes; calls `onResponse(status)` for each. */
-function responseReader(onResponse) {
+/**
+ * Splits the responses out of one connection's bytes; calls `onResponse(status)` for each.
+ * bench/lib/in-memory-http.js reads its socketless connection with it too.
+ * @param {(status: number) => void} onResponse
+ * @returns {(chunk: Buffer) => void}
+ */
+export function responseReader(onResponse) {
+  /** @type {Buffer} */
   let pending = Buffer.alloc(0);
   return (chunk) => {
     let buffer = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
@@ -46,6 +52,8 @@ function responseReader(onResponse) {
  * @example
  * const run = await fixedCountLoad({ port, path: '/me', headers: { authorization: `Bearer ${token}` }, amount: 10_000 });
  * console.log(run.total / run.seconds, 'req/s');
+ * @param {{ port: number, path: string, headers?: Record<string, string>, connections?: number, amount: number, timeoutMs?: number }} options
+ * @returns {Promise<{ total: number, seconds: number, p50: number, non2xx: number, errors: number }>}
  */
 export async function fixedCountLoad({ port, path, headers = {}, connections = 50, amount, timeoutMs = 120_000 }) {
   const lines = [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Connection: keep-alive', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
@@ -65,6 +73,7 @@ export async function fixedCountLoad({ port, path, headers = {}, connections = 5
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`fixed-count load: ${done} of ${amount} responses after ${timeoutMs} ms`)), timeoutMs);
     let finished = false;
+    /** @param {Error} [error] */
     const finish = (error) => {
       if (finished) return;
       finished = true;
@@ -73,8 +82,9 @@ export async function fixedCountLoad({ port, path, headers = {}, connections = 5
       for (const socket of sockets) socket.destroy();
       if (error) return reject(error);
       const sorted = latencies.subarray(0, done).sort();
-      resolve({ total: done, seconds, p50: sorted[Math.max(0, Math.ceil(done / 2) - 1)], non2xx, errors });
+      resolve({ total: done, seconds, p50: sorted[Math.max(0, Math.ceil(done / 2) - 1)] ?? 0, non2xx, errors });
     };
+    /** @param {import('node:net').Socket} socket @param {{ sentAt: number }} state */
     const send = (socket, state) => {
       if (sent >= amount) return;
       sent++;

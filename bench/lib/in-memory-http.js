@@ -8,6 +8,7 @@
  */
 import { createServer } from 'node:http';
 import { Duplex } from 'node:stream';
+import { responseReader } from './http-load.js';
 
 /**
  * @param {import('node:http').RequestListener} app
@@ -56,31 +57,18 @@ function connection(requestText, serve) {
   return (amount) =>
     new Promise(/** @type {(resolve: () => void, reject: (error: Error) => void) => void} */ ((resolve, reject) => {
       if (amount <= 0) return resolve();
-      let pending = '';
       let left = amount;
-      onBytes = (chunk) => {
-        pending += chunk.toString('latin1');
-        // Responses here are small JSON bodies with a Content-Length: one is complete once its body is in.
-        for (;;) {
-          const headerEnd = pending.indexOf('\r\n\r\n');
-          if (headerEnd === -1) return;
-          const length = Number(/\r\ncontent-length: *(\d+)/i.exec(pending.slice(0, headerEnd))?.[1] ?? 0);
-          if (pending.length < headerEnd + 4 + length) return;
-          const status = pending.slice(9, 12);
-          pending = pending.slice(headerEnd + 4 + length);
-          if (status !== '200') {
-            onBytes = undefined;
-            reject(new Error(`in-memory request answered ${status}, expected 200`));
-            return;
-          }
-          if (--left === 0) {
-            onBytes = undefined;
-            resolve();
-            return;
-          }
+      onBytes = responseReader((status) => {
+        if (status !== 200) {
+          onBytes = undefined;
+          reject(new Error(`in-memory request answered ${status}, expected 200`));
+        } else if (--left === 0) {
+          onBytes = undefined;
+          resolve();
+        } else {
           setImmediate(sendRequest);
         }
-      };
+      });
       setImmediate(sendRequest);
     }));
 }

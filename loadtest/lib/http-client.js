@@ -20,14 +20,24 @@ export async function postJson(url, body, token) {
   return { status: response.status, json, ms: performance.now() - started };
 }
 
-/** Runs `task(item, index)` over `items` with at most `concurrency` in flight; answers the results in order. */
+/**
+ * Runs `task(item, index)` over `items` with at most `concurrency` in flight; answers the results
+ * in order. After a task fails no further task starts, and the returned promise rejects with
+ * that failure.
+ */
 export async function mapLimited(items, concurrency, task) {
   const results = new Array(items.length);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const i = next++;
-      results[i] = await task(items[i], i);
+      try {
+        results[i] = await task(items[i], i);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));

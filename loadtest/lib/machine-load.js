@@ -119,8 +119,10 @@ export function watchMachineLoad(roles) {
   };
 }
 
-/** "server 0.71 cores, generator 0.38, redis 0.05, irq/softirq 0.42, other processes 0.05 (of 2); busy by core: 0 0.61, 1 0.95; kernel: 0 packets dropped from a full input backlog, 71 TCP segments retransmitted" */
-/** @param {any} load a result of `watchMachineLoad(…).stop()`, or undefined */
+/**
+ * "server 0.71 cores, generator 0.38, redis 0.05, irq/softirq 0.42, other processes 0.05 (of 2); busy by core: 0 0.61, 1 0.95; kernel: 0 packets dropped from a full input backlog, 71 TCP segments retransmitted"
+ * @param {any} load a result of `watchMachineLoad(…).stop()`, or undefined
+ */
 export function formatMachineLoad(load) {
   if (!load) return 'machine load not measured (no /proc)';
   const roles = Object.entries(load.roles ?? {}).map(([role, cores], i) => `${role} ${cores.toFixed(2)}${i === 0 ? ' cores' : ''}`);
