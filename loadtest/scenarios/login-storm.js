@@ -19,8 +19,8 @@ const PASSWORD = 'load-test password 1234';
  * @param {{ logins: number, rounds: number, workFactor: number, wsClients: number, pinning?: string }} options  `pinning`: how server and generator were placed, for the report.
  */
 export async function runLoginStorm({ logins, rounds, workFactor, wsClients, pinning }) {
-  // The server is not pinned here: bcrypt runs on the libuv pool, one hash per usable core
-  // (BcryptLimiter), and the storm asks whether the event loop stays responsive meanwhile on
+  // The server is not pinned here: bcrypt runs on the libuv pool, one hash per usable core but
+  // one (BcryptLimiter), and the storm asks whether the event loop stays responsive meanwhile on
   // the whole machine. The generator (a few hundred requests) stays on its own core.
   const server = await startGameServer({ provider: 'inmemory', workFactor, cpu: null });
   try {
@@ -78,7 +78,7 @@ export async function runLoginStorm({ logins, rounds, workFactor, wsClients, pin
         errors: traffic.errorReplies + traffic.mismatched + traffic.unexpectedCloses + traffic.missing,
       },
       machineLoad,
-      pinning: pinning && `server unpinned (bcrypt may use every core); ${pinning.replace(/^server on core \d+, /, '')}`,
+      pinning: pinning && `server unpinned (bcrypt may use every core but one); ${pinning.replace(/^server on core \d+, /, '')}`,
     };
   } finally {
     await server.close();

@@ -12,8 +12,9 @@ import { OverloadedError } from '../errors/portcullis-error.js';
 const LIBUV_DEFAULT_POOL_SIZE = 4;
 
 /**
- * The default cap: one bcrypt computation per core, and never the whole libuv
- * pool (one thread stays free for fs and DNS).
+ * The default cap: one bcrypt computation per core but one, so the event loop keeps a
+ * core to itself through a login storm (at least one computation, also on one core), and
+ * never the whole libuv pool (one thread stays free for fs and DNS).
  *
  * The one read of `process.env` outside `loadConfig`, on purpose: `UV_THREADPOOL_SIZE`
  * is not a portcullis setting but libuv's, which libuv itself reads from the real
@@ -23,13 +24,13 @@ const LIBUV_DEFAULT_POOL_SIZE = 4;
  *
  * @example
  * ```ts
- * defaultBcryptConcurrency(); // 2 on a 2-core machine with the default pool of 4
+ * defaultBcryptConcurrency(); // 1 on 2 cores, 3 on 4 or more with the default pool of 4
  * ```
  */
 export function defaultBcryptConcurrency(): number {
   const configured = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10);
   const poolSize = Number.isInteger(configured) && configured > 0 ? configured : LIBUV_DEFAULT_POOL_SIZE;
-  return Math.max(1, Math.min(availableParallelism(), poolSize - 1));
+  return Math.max(1, Math.min(availableParallelism() - 1, poolSize - 1));
 }
 
 /** How much of the measured mean one finished computation replaces (an exponential moving average). */
