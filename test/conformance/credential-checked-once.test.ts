@@ -41,4 +41,17 @@ describe.each(connectionDrivers)('%s: a JWT-authenticated connection', (_name, m
     for (let i = 0; i < 3; i++) expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'ivan' });
     expect(verificationsOf()).toBe(1);
   });
+
+  it('verifies a JWT it takes with a second auth frame once, not again on the gated messages after it', async () => {
+    client = await driver.connect(stack.jwt('judy'));
+    const fresh = stack.jwt('judy');
+    const validate = vi.spyOn(JwtTokenValidator.prototype, 'validate');
+    const verificationsOf = () => validate.mock.calls.filter(([token]) => token === fresh).length;
+
+    client.sendRaw(JSON.stringify({ type: 'auth', token: fresh }));
+    expect(await client.inbox.take((frame) => (frame as { type?: string }).type === 'auth')).toEqual({ type: 'auth', ok: true });
+    expect(verificationsOf()).toBe(1);
+    for (let i = 0; i < 3; i++) expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'judy' });
+    expect(verificationsOf()).toBe(1);
+  });
 });

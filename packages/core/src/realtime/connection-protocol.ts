@@ -16,6 +16,12 @@ import { ReplySequencer } from './reply-sequencer.js';
 
 type State = 'awaiting-auth' | 'authenticating' | 'open' | 'closed';
 
+/**
+ * How an in-band refresh or second auth frame ended; `memo` is what the shield kept while it
+ * checked the new credential (a JWT's verified signature), which the connection takes over.
+ */
+type Resumption = InBandOutcome<unknown> & { readonly memo?: Map<unknown, unknown> };
+
 /** What one read of a Node socket takes at most (libuv's read buffer): a read that filled it may have left more behind. */
 const READ_BUFFER_BYTES = 65_536;
 
@@ -178,7 +184,7 @@ export class ConnectionProtocol {
     }
     const { dispatcher } = this.options;
     const principalId = this.connection.principalId;
-    const outcome: Promise<InBandOutcome<unknown>> = refresh !== undefined
+    const outcome: Promise<Resumption> = refresh !== undefined
       ? dispatcher.refreshConnection(refresh.token, principalId)
       : this.reauthenticate(auth!.token, principalId);
     // Requests behind the frame wait for it, so each is checked against the credential it follows.
@@ -189,19 +195,23 @@ export class ConnectionProtocol {
     ));
   }
 
-  private async reauthenticate(token: string | null, principalId: string | undefined): Promise<InBandOutcome<unknown>> {
+  private async reauthenticate(token: string | null, principalId: string | undefined): Promise<Resumption> {
     if (token === null) return { reply: authReply({ ok: false, code: 'forbidden', message: 'an authenticated connection keeps a principal' }) };
     const { clientId, transport, remoteAddress, dispatcher } = this.options;
+    // Decided apart from the connection's memo: a refused frame leaves the connection as it was.
     const memo = new Map<unknown, unknown>();
-    return reauthentication(await dispatcher.admit({ transport, credential: token, clientId, remoteAddress, memo }), principalId);
+    const outcome = reauthentication(await dispatcher.admit({ transport, credential: token, clientId, remoteAddress, memo }), principalId);
+    return outcome.admitted === undefined ? outcome : { ...outcome, memo };
   }
 
-  private resumed({ reply, admitted }: InBandOutcome<unknown>): string {
+  private resumed({ reply, admitted, memo }: Resumption): string {
     if (this.state === 'closed') return JSON.stringify(reply);
     if (admitted !== undefined) {
       clearTimeout(this.idleDeadline);
       this.idleDeadline = undefined;
+      // The old credential's entries go; the new one's, if any, come along.
       this.connection.memo.clear();
+      if (memo !== undefined) for (const [key, value] of memo) this.connection.memo.set(key, value);
       this.options.registry.attach(this.options.clientId, admitted);
     }
     this.state = 'open';
