@@ -2,7 +2,8 @@
  * `@RateLimit` on a fleet: two servers (stacks) on one real Redis share each
  * caller's count, a server spends what it claimed without asking Redis again, a
  * spent window is refused without a round trip, and a Redis that cannot be
- * reached gives `unavailable`, never a free pass.
+ * reached gives `unavailable`, never a free pass; on a single Redis server, a
+ * cluster and a sentinel set.
  */
 import 'reflect-metadata';
 import { Gate, Portal, RateLimit, SessionShield } from '@portcullis/core';
@@ -10,6 +11,7 @@ import { createRedisTestStack, storeUnavailable, type TestStack } from '@portcul
 import { rateLimitWindowEnd } from '../src/shield/rate-limiter.js';
 import type { ConnectionContext } from '@portcullis/core/transport';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { everyRedisTopology } from '../../../test/support/redis-topologies.js';
 
 const redisUrl = inject('redisUrl');
 
@@ -47,13 +49,14 @@ class FleetPortal {
 
 const conn = (credential: string | undefined, clientId = 'c1'): ConnectionContext => ({ clientId, transport: 'tcp', remoteAddress: '10.1.1.1', credential, memo: new Map() });
 
-describe.skipIf(!redisUrl)('@RateLimit on one Redis shared by two servers', () => {
+for (const { name, env: found } of everyRedisTopology()) describe.skipIf(!found)(`@RateLimit on one Redis shared by two servers (${name})${found ? '' : ' — SKIPPED, redis-server not found'}`, () => {
+  const env = found ?? {};
   const stacks: TestStack[] = [];
   let a: TestStack;
   let b: TestStack;
   const twoServers = async () => {
-    a = await createRedisTestStack(redisUrl!, { portals: [FleetPortal] });
-    b = await createRedisTestStack(redisUrl!, { portals: [FleetPortal], keyPrefix: a.keyPrefix });
+    a = await createRedisTestStack(redisUrl!, { portals: [FleetPortal], env });
+    b = await createRedisTestStack(redisUrl!, { portals: [FleetPortal], keyPrefix: a.keyPrefix, env });
     stacks.push(a, b);
   };
   afterEach(async () => {

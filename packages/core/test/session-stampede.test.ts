@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { findRedisServerBinary } from '../../../test/support/redis-server.js';
-import { createHarness, type ProviderName, type SessionHarness } from './support/session-harness.js';
+import { createHarness, redisTopologies, type ProviderName, type SessionHarness } from './support/session-harness.js';
 
 const redisUrl = inject('redisUrl');
 const hasRedis = redisUrl !== null && findRedisServerBinary() !== undefined;
@@ -87,7 +87,17 @@ function spyOnWrite(harness: SessionHarness) {
   return cache.scripts ? vi.spyOn(cache.scripts, 'run') : vi.spyOn(cache, 'write');
 }
 
-describe.each(providers)('revocations racing new session pairs (%s)', (provider) => {
+/**
+ * The races run on memory and on Redis in every topology: a single server and a sentinel set run
+ * each write as one script, a cluster runs the step-by-step path (as memory does) on writes that
+ * land on different primaries.
+ */
+const raceStores: Array<{ name: string; provider: ProviderName; env?: Readonly<Record<string, string>> }> = [
+  { name: 'inmemory', provider: 'inmemory' },
+  ...(hasRedis ? redisTopologies().map(({ name, env }) => ({ name: `redis ${name}`, provider: 'redis' as const, env })) : []),
+];
+
+describe.each(raceStores)('revocations racing new session pairs ($name)', ({ provider, env }) => {
   type Login = ReturnType<SessionHarness['issuer']['issueLoginPair']>;
   type Race = [name: string, begin: (h: SessionHarness, login: Login) => Promise<() => Promise<unknown>>, revoke: (h: SessionHarness, login: Login) => Promise<unknown>];
   const upgrade: Race[1] = async (h, login) => () => h.sessions.upgrade(login.accessToken);
@@ -112,7 +122,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
       (h) => h.sessions.revokeAllFor('racer'),
     ],
   ])('%s is refused and leaves no session', async (_name, begin, revoke) => {
-    h = await createHarness({ provider, redisUrl });
+    h = await createHarness({ provider, redisUrl, env });
     const login = h.issuer.issueLoginPair('racer');
     const race = await begin(h, login);
     const held = holdNextWrite(h);
@@ -125,7 +135,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
   });
 
   it('an upgrade whose store write fails can be tried again with the same JWT', async () => {
-    h = await createHarness({ provider, redisUrl });
+    h = await createHarness({ provider, redisUrl, env });
     const login = h.issuer.issueLoginPair('retry');
     spyOnWrite(h).mockRejectedValueOnce(new Error('write lost'));
     await expect(h.sessions.upgrade(login.accessToken)).rejects.toThrow('write lost');
@@ -133,7 +143,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
   });
 
   it('an upgrade whose reply is lost after another upgrade won leaves the winner\'s marker: the JWT stays spent', async () => {
-    h = await createHarness({ provider, redisUrl });
+    h = await createHarness({ provider, redisUrl, env });
     const login = h.issuer.issueLoginPair('twice');
     await h.sessions.upgrade(login.accessToken);
     // The second attempt reaches the store, which refuses it, but its answer never comes back
@@ -150,7 +160,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
   });
 
   it('answers a check that a revocation overtook as revoked, so no connection is admitted after the event that should close it', async () => {
-    h = await createHarness({ provider, redisUrl });
+    h = await createHarness({ provider, redisUrl, env });
     const doomed = await h.sessions.upgrade(h.issuer.issueLoginPair('overtaken').accessToken);
     const held = holdNext(h, 'read', 'answer');
     const admission = h.sessions.validate(doomed.accessToken);
@@ -161,7 +171,7 @@ describe.each(providers)('revocations racing new session pairs (%s)', (provider)
   });
 
   it('does not near-cache a session revoked while its lookup was in flight, yet an unrelated upgrade does not stop caching', async () => {
-    h = await createHarness({ provider, redisUrl });
+    h = await createHarness({ provider, redisUrl, env });
     const doomed = await h.sessions.upgrade(h.issuer.issueLoginPair('doomed').accessToken);
     let held = holdNext(h, 'read', 'answer');
     const lookup = h.sessions.validate(doomed.accessToken);
