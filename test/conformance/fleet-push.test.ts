@@ -3,33 +3,15 @@
  * WebSocket and TCP connections on server B, the push made on server A; on a single
  * Redis server, a cluster (sharded pub/sub) and a sentinel set.
  */
-import { createClient, createCluster, createSentinel } from '@keyv/redis';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createRedisTestStack, type TestStack } from '@portcullis/core/testing';
-import { everyRedisTopology, hostPorts, type RedisUnderTest } from '../support/redis-topologies.js';
+import { everyRedisTopology, type RedisUnderTest } from '../support/redis-topologies.js';
+import { rawPublisher } from './support/raw-publisher.js';
 import { TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, wsDriver, type RealtimeClient } from './support/transport-drivers.js';
 
 const redisUrl = inject('redisUrl');
 const isPush = (frame: unknown) => (frame as { type?: string } | null)?.type === 'event';
-
-/**
- * A client of the topology's own, publishing as a server of the fleet does: on a cluster with
- * sharded pub/sub (`SPUBLISH`), elsewhere with `PUBLISH` on the primary.
- */
-async function rawPublisher({ name, env }: RedisUnderTest): Promise<{ publish(channel: string, message: string): Promise<unknown>; close(): Promise<unknown> }> {
-  const nodes = hostPorts(env.SVC__PERSISTENCE__CACHE__NODES ?? '');
-  if (name === 'cluster') {
-    const cluster = createCluster({ rootNodes: nodes.map((socket) => ({ socket })) });
-    cluster.on('error', () => {});
-    await cluster.connect();
-    return { publish: (channel, message) => cluster.sPublish(channel, message), close: () => cluster.close() };
-  }
-  const client = name === 'sentinel' ? createSentinel({ name: 'mymaster', sentinelRootNodes: nodes }) : createClient({ url: redisUrl! });
-  client.on('error', () => {});
-  await client.connect();
-  return { publish: (channel, message) => client.publish(channel, message), close: () => client.close() };
-}
 
 for (const { name, env: found } of everyRedisTopology()) describe.skipIf(!found)(`push to a principal on every server of a Redis fleet (${name})${found ? '' : ' — SKIPPED, redis-server not found'}`, () => {
   const env = found ?? {};

@@ -2,14 +2,16 @@
  * Sessions outlive their tokens on live connections: a session refresh (over the API or
  * in band) moves every connection of the old access token to the new pair, on every
  * server; a second auth frame of the same principal replaces a connection's token; only
- * revocations close sockets. Run on WebSocket and TCP, in memory (one server) and on a
- * real Redis with two servers, where A and B are different processes' worth of stacks.
+ * revocations close sockets. Run on WebSocket and TCP, in memory (one server) and with two
+ * servers on a real Redis server, Redis Cluster and Sentinel set, where A and B are different
+ * processes' worth of stacks.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { createClient } from '@keyv/redis';
 import { sessionKey } from '@portcullis/core';
 import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
+import { everyRedisTopology, type RedisUnderTest } from '../support/redis-topologies.js';
+import { rawPublisher } from './support/raw-publisher.js';
 import { TestGamePortal } from './support/test-portal.js';
 import { tcpDriver, wsDriver, type RealtimeClient, type TransportDriver } from './support/transport-drivers.js';
 
@@ -18,9 +20,10 @@ const drivers: Array<[string, () => TransportDriver]> = [
   ['ws', wsDriver],
   ['tcp', tcpDriver],
 ];
-const fleets: Array<[string, boolean]> = [
-  ['in memory, one server', false],
-  ['on Redis, two servers', true],
+/** One server in memory; two servers on each Redis topology (undefined: this run has none). */
+const fleets: Array<[string, RedisUnderTest | undefined, boolean]> = [
+  ['in memory, one server', undefined, true],
+  ...everyRedisTopology().map(({ name, env }): [string, RedisUnderTest | undefined, boolean] => [`on Redis (${name}), two servers`, env && { name, env }, env !== undefined]),
 ];
 
 interface Server {
@@ -36,8 +39,8 @@ async function expectClosedAsRevoked(driver: TransportDriver, client: RealtimeCl
 
 const isFrame = (type: string) => (frame: unknown) => (frame as { type?: string }).type === type;
 
-describe.each(fleets)('live sessions %s', (_fleet, onRedis) => {
-  describe.skipIf(onRedis && !redisUrl).each(drivers)('%s transport', (_name, makeDriver) => {
+describe.each(fleets)('live sessions %s', (_fleet, redis, available) => {
+  describe.skipIf(!available).each(drivers)('%s transport', (_name, makeDriver) => {
     let a: Server;
     let b: Server;
     const clients: RealtimeClient[] = [];
@@ -57,11 +60,11 @@ describe.each(fleets)('live sessions %s', (_fleet, onRedis) => {
     };
 
     beforeEach(async () => {
-      const first = onRedis ? await createRedisTestStack(redisUrl!, { portals: [TestGamePortal] }) : await createMemoryTestStack({ portals: [TestGamePortal] });
+      const first = redis ? await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], env: redis.env }) : await createMemoryTestStack({ portals: [TestGamePortal] });
       a = { stack: first, driver: makeDriver() };
       await a.driver.start(first);
-      if (onRedis) {
-        const second = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], keyPrefix: first.keyPrefix });
+      if (redis) {
+        const second = await createRedisTestStack(redisUrl!, { portals: [TestGamePortal], keyPrefix: first.keyPrefix, env: redis.env });
         b = { stack: second, driver: makeDriver() };
         await b.driver.start(second);
       } else {
@@ -96,18 +99,17 @@ describe.each(fleets)('live sessions %s', (_fleet, onRedis) => {
       ['in the 43-character form of a token seal, not made under the victim\'s token', () => ({ sealed: randomBytes(32).toString('base64url') })],
     ];
     // Only a fleet has a channel to forge on.
-    if (onRedis) it.each(forgeries)('a forged successor %s on the channel cannot move a socket onto another session: it closes', async (_shape, forge) => {
+    if (redis) it.each(forgeries)('a forged successor %s on the channel cannot move a socket onto another session: it closes', async (_shape, forge) => {
       const { session: victim } = await session(a.stack, 'victor');
       const { session: attacker } = await session(a.stack, 'mallory');
       const client = await connect(b, victim.accessToken);
-      const raw = createClient({ url: redisUrl! });
-      await raw.connect();
+      const raw = await rawPublisher(redis!);
       try {
         const from = sessionKey(victim.accessToken);
         const event = { kind: 'revoked', sessionKeys: [from], jtis: [], successors: [{ from, ...forge(attacker.accessToken) }] };
         await raw.publish(`${a.stack.keyPrefix}:revocations`, JSON.stringify({ o: 'forger', e: event }));
       } finally {
-        await raw.quit();
+        await raw.close();
       }
       await expectClosedAsRevoked(b.driver, client);
     });
