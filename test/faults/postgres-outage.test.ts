@@ -63,6 +63,7 @@ describe.skipIf(!hasPostgres)(label('PostgreSQL account store stopped and restar
     for (const answer of answers) {
       expect(answer.status).toBe(503);
       expect(answer.json).toEqual({ error: 'unavailable', message: expect.any(String) });
+      expect(answer.retryAfter).toBe('1');
       expect(JSON.stringify(answer.json)).not.toMatch(/postgres|pg-password|127\.0\.0\.1/i);
     }
     expect((await stack.call('GET', '/api/me', undefined, accessToken)).json).toMatchObject({ name: 'sam' });

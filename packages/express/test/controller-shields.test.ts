@@ -87,9 +87,10 @@ describe('shields on controllers', () => {
     expect((await h.get('/api/admin', admin)).status).toBe(200);
   });
 
-  it('answers 503 unavailable when a shield fails, never letting the request through', async () => {
+  it('answers 503 unavailable, retry after a second, when a shield fails, never letting the request through', async () => {
     const answer = await h.get('/api/broken', player);
     expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('1');
     expect(answer.json).toEqual({ error: 'unavailable', message: expect.any(String) });
   });
 

@@ -58,7 +58,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 
 /**
  * The codes a real-time reply (and an auth reply) carries. `unavailable` means the
- * credential could not be checked because a backing store is down (fail closed);
+ * credential could not be checked because a backing store is down or has too much
+ * waiting (fail closed), and a reply's `error.retryAfterMs` says when to try again;
  * `rate_limited` means the caller sent more than the gate's `@RateLimit` allows in
  * its window, and the reply's `error.retryAfterMs` says when to send again;
  * `overloaded` means the server was too far behind to run the gate and refused it

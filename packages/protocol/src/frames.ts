@@ -32,7 +32,7 @@ export interface GateRequest {
 export interface WireError {
   readonly code: WireErrorCode;
   readonly message: string;
-  /** With `rate_limited` or `overloaded`: milliseconds (whole) to wait before sending that request again. */
+  /** With `rate_limited`, `overloaded` or `unavailable`: milliseconds (whole) to wait before sending that request again. */
   readonly retryAfterMs?: number;
 }
 
@@ -98,7 +98,7 @@ export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
 
 /**
  * Builds a failed reply; `message` defaults to the code's fixed text. A
- * `retryAfterMs` (for `rate_limited`, `overloaded`) is added to the error as a whole number of
+ * `retryAfterMs` (for `rate_limited`, `overloaded`, `unavailable`) is added to the error as a whole number of
  * milliseconds.
  *
  * @example

@@ -16,6 +16,8 @@ export const FAULT_KEY = Buffer.alloc(32, 7).toString('base64');
 export interface HttpAnswer {
   readonly status: number;
   readonly json: any;
+  /** The `Retry-After` header, or null. */
+  readonly retryAfter: string | null;
 }
 
 export interface GameStack {
@@ -70,7 +72,7 @@ export async function startGameStack(options: GameStackOptions): Promise<GameSta
     } catch {
       json = { unparsable: text };
     }
-    return { status: response.status, json };
+    return { status: response.status, json, retryAfter: response.headers.get('retry-after') };
   };
   const login: GameStack['login'] = async (name) => {
     await call('POST', '/auth/signup', { email: `${name}@example.com`, username: name, password: PASSWORD });

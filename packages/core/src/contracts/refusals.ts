@@ -25,7 +25,20 @@ export type EnforceResult =
   | { readonly ok: false; readonly code: RefusalCode; readonly message: string; readonly retryAfterMs?: number };
 
 /**
- * The fixed refusals; their messages are safe to send to any client.
+ * How long a client is told to wait before it tries a refused `unavailable` request again (a
+ * store that cannot be reached, or has too much queued already): the real-time reply carries
+ * it as `retryAfterMs`, HTTP answers 503 with `Retry-After: 1`.
+ *
+ * @example
+ * ```ts
+ * socket.send(encodeReply(errorReply(id, 'unavailable', undefined, UNAVAILABLE_RETRY_AFTER_MS)));
+ * ```
+ */
+export const UNAVAILABLE_RETRY_AFTER_MS = 1000;
+
+/**
+ * The fixed refusals; their messages are safe to send to any client. `unavailable` carries
+ * {@link UNAVAILABLE_RETRY_AFTER_MS}.
  *
  * @example
  * ```ts
@@ -35,7 +48,7 @@ export type EnforceResult =
 export const REFUSALS: Readonly<Record<RefusalCode, EnforceResult & { ok: false }>> = Object.freeze({
   unauthorized: refusal('unauthorized'),
   forbidden: refusal('forbidden'),
-  unavailable: refusal('unavailable'),
+  unavailable: Object.freeze({ ...refusal('unavailable'), retryAfterMs: UNAVAILABLE_RETRY_AFTER_MS }),
   rate_limited: refusal('rate_limited'),
 });
 

@@ -4,7 +4,7 @@ import { injectable } from 'tsyringe';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShieldFixture, type ShieldFixture } from '../../test/support/shield-fixture.js';
 import type { AuthContext } from '../contracts/auth-context.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
+import { OverloadedError, PortcullisError } from '../errors/portcullis-error.js';
 import { Authorize } from '../shield/authorize.decorator.js';
 import { JwtShield } from '../shield/jwt-shield.decorator.js';
 import { SessionShield } from '../shield/session-shield.decorator.js';
@@ -67,6 +67,10 @@ class GamePortal {
 
   @Gate('store-down') async storeDown(): Promise<never> {
     throw new PortcullisError('unavailable', 'redis at 10.0.0.3 refused password hunter2');
+  }
+
+  @Gate('too-busy') tooBusy(): never {
+    throw new OverloadedError('matches', 3);
   }
 
   @Gate('host-only') hostOnly(): never {
@@ -152,11 +156,16 @@ describe('GateDispatcher: routing and replies', () => {
     expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
 
-  it("answers a handler's PortcullisError with its code when replies carry that code, with the code's fixed message", async () => {
+  it("answers a handler's PortcullisError with its code when replies carry that code, with the code's fixed message and its retry hint", async () => {
     expect(await dispatcher.dispatch(request('store-down', undefined, 13), conn())).toEqual({
       id: 13,
       ok: false,
-      error: { code: 'unavailable', message: 'authentication is temporarily unavailable' },
+      error: { code: 'unavailable', message: 'authentication is temporarily unavailable', retryAfterMs: 1000 },
+    });
+    expect(await dispatcher.dispatch(request('too-busy', undefined, 15), conn())).toEqual({
+      id: 15,
+      ok: false,
+      error: { code: 'overloaded', message: expect.any(String), retryAfterMs: 3000 },
     });
     expect(await dispatcher.dispatch(request('host-only', undefined, 14), conn())).toEqual({
       id: 14,
@@ -213,14 +222,14 @@ describe('GateDispatcher: shields per message', () => {
     expect(await dispatcher.dispatch(request('move', { x: 1, y: 1 }), connection)).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
   });
 
-  it('answers unavailable when the session store is down', async () => {
+  it('answers unavailable, retry after a second, when the session store is down', async () => {
     const token = await fx.session('p');
     vi.spyOn(fx.sessions, 'peek').mockReturnValue(undefined);
     vi.spyOn(fx.sessions, 'validate').mockRejectedValue(new PortcullisError('unavailable', 'down'));
     expect(await dispatcher.dispatch(request('move', { x: 1, y: 1 }, 11), conn(token))).toEqual({
       id: 11,
       ok: false,
-      error: { code: 'unavailable', message: 'authentication is temporarily unavailable' },
+      error: { code: 'unavailable', message: 'authentication is temporarily unavailable', retryAfterMs: 1000 },
     });
   });
 

@@ -68,7 +68,7 @@ describe('JwtAuth', () => {
     try {
       const result = down.container.resolve(JwtAuth).authenticate(ctx(down.jwt('player-1')));
       expect(result).toBeInstanceOf(Promise);
-      expect(await result).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+      expect(await result).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable', retryAfterMs: 1000 });
     } finally {
       await down.close();
     }

@@ -56,7 +56,7 @@ describe('SessionAuth', () => {
     const down = await createShieldFixture(UNREACHABLE_REDIS, { waitForStore: false });
     try {
       const result = await down.container.resolve(SessionAuth).authenticate(ctx(`${randomUUID()};session`));
-      expect(result).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+      expect(result).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable', retryAfterMs: 1000 });
     } finally {
       await down.close();
     }

@@ -211,7 +211,7 @@ describe('ShieldEnforcer', () => {
 
   it('fails closed with unavailable when a shield throws, logging no detail of the error', async () => {
     const verdict = await enforcer.enforce(plan('exploding'), ctx('anything'));
-    expect(verdict).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+    expect(verdict).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable', retryAfterMs: 1000 });
     expect(fx.logs.some((line) => line.level === 'error' && line.fields?.shield === 'ExplodingAuth')).toBe(true);
     expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
@@ -226,7 +226,7 @@ describe('ShieldEnforcer', () => {
     expect(await enforcer.decide(plan('later'), ctx('nope'))).toMatchObject({ ok: false, code: 'unauthorized' });
     const rejecting = enforcer.decide(plan('rejecting'), ctx('x'));
     expect(rejecting).toBeInstanceOf(Promise);
-    expect(await rejecting).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable' });
+    expect(await rejecting).toEqual({ ok: false, code: 'unavailable', message: 'authentication is temporarily unavailable', retryAfterMs: 1000 });
     expect(fx.logs.some((line) => line.fields?.shield === 'RejectingAuth')).toBe(true);
     expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });

@@ -245,8 +245,9 @@ export class ShieldEnforcer {
       return hasRoles(result.principal, plan.roleSets) ? result : REFUSALS.forbidden;
     }
     if (result?.ok !== false || !Object.hasOwn(REFUSALS, result.code)) return this.malformed(shieldClass);
+    // The shield's own message, on the fixed refusal of its code (`unavailable`'s retry hint included).
     return typeof result.message === 'string' && result.message.length > 0
-      ? { ok: false, code: result.code, message: result.message }
+      ? { ...REFUSALS[result.code], message: result.message }
       : REFUSALS[result.code];
   }
 

@@ -4,6 +4,7 @@
  * internal message ever reaches the client.
  */
 import { describeError, LockedOutError, OverloadedError, PortcullisError, type Logger } from '@portcullis/core';
+import { UNAVAILABLE_RETRY_AFTER_MS } from '@portcullis/core/transport';
 import type { ErrorBody, ErrorCode } from '@portcullis/protocol';
 import type { ErrorRequestHandler, Response } from 'express';
 import { bodyErrorFor, HTTP_ERROR_TABLE, httpErrorFor } from './http-status-table.js';
@@ -28,8 +29,8 @@ export function setRetryAfter(res: Response, seconds: number): void {
 
 /**
  * Sends one `PortcullisError` per the status table: an error with a retry time
- * (`LockedOutError`, `OverloadedError`) carries `Retry-After`, server-side codes
- * answer a fixed message.
+ * (`LockedOutError`, `OverloadedError`) carries `Retry-After`, and so does `unavailable`
+ * (one second); server-side codes answer a fixed message.
  *
  * @example
  * ```ts
@@ -39,7 +40,9 @@ export function setRetryAfter(res: Response, seconds: number): void {
  */
 export function sendPortcullisError(res: Response, error: PortcullisError): void {
   const mapping = httpErrorFor(error.code);
-  const retryAfter = error instanceof LockedOutError || error instanceof OverloadedError ? error.retryAfterSeconds : undefined;
+  const retryAfter = error instanceof LockedOutError || error instanceof OverloadedError
+    ? error.retryAfterSeconds
+    : error.code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS / 1000 : undefined;
   if (retryAfter !== undefined) setRetryAfter(res, retryAfter);
   sendError(res, mapping.status, mapping.wire, mapping.message ?? error.message);
 }

@@ -80,9 +80,9 @@ export interface RefusalFormat {
 
 /**
  * Writes one refusal with the status of the one HTTP table. `unavailable` is not a
- * challenge: it is 503 with `{error: 'unavailable', message}` whatever the format;
- * nor is `rate_limited`: 429 with `Retry-After` (whole seconds, at least 1) and
- * `{error: 'rate_limited', message}`.
+ * challenge: it is 503 with `Retry-After` and `{error: 'unavailable', message}` whatever
+ * the format; nor is `rate_limited`: 429 with `Retry-After` and `{error: 'rate_limited',
+ * message}`. `Retry-After` is whole seconds, at least 1.
  *
  * @example
  * ```ts
@@ -94,13 +94,9 @@ export async function respondRefusal(
   how: RefusalFormat,
 ): Promise<void> {
   const { res, code, message } = refusal;
-  if (code === 'unavailable') {
-    sendError(res, HTTP_ERROR_TABLE.unavailable.status, 'unavailable', message);
-    return;
-  }
-  if (code === 'rate_limited') {
+  if (code === 'unavailable' || code === 'rate_limited') {
     setRetryAfter(res, (refusal.retryAfterMs ?? 1000) / 1000);
-    sendError(res, HTTP_ERROR_TABLE.rate_limited.status, 'rate_limited', message);
+    sendError(res, HTTP_ERROR_TABLE[code].status, code, message);
     return;
   }
   const { status } = HTTP_ERROR_TABLE[code];
