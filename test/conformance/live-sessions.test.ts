@@ -23,7 +23,7 @@ const drivers: Array<[string, () => TransportDriver]> = [
 /** One server in memory; two servers on each Redis topology (undefined: this run has none). */
 const fleets: Array<[string, RedisUnderTest | undefined, boolean]> = [
   ['in memory, one server', undefined, true],
-  ...everyRedisTopology().map(({ name, env }): [string, RedisUnderTest | undefined, boolean] => [`on Redis (${name}), two servers`, env && { name, env }, env !== undefined]),
+  ...everyRedisTopology().map(({ name, env }): [string, RedisUnderTest | undefined, boolean] => [`on Redis (${name}), two servers${env ? '' : ' — SKIPPED, redis-server not found'}`, env && { name, env }, env !== undefined]),
 ];
 
 interface Server {

@@ -69,9 +69,9 @@ export function isServerErrorCode(code: unknown): code is PortcullisServerErrorC
 export interface PortcullisClientErrorDetails {
   /** HTTP status of the answer, when there was one. */
   readonly status?: number;
-  /** Seconds from `Retry-After` (429 `locked_out`, 429 `rate_limited`, 503 `overloaded`). */
+  /** Seconds from `Retry-After` (429 `locked_out`, 429 `rate_limited`, 503 `overloaded` and `unavailable`). */
   readonly retryAfterSeconds?: number;
-  /** Milliseconds until a request may pass again: a `rate_limited` reply's hint, or `Retry-After` in ms. */
+  /** Milliseconds until a request may pass again: a `rate_limited`, `overloaded` or `unavailable` reply's hint, or `Retry-After` in ms. */
   readonly retryAfterMs?: number;
   readonly cause?: unknown;
 }
@@ -94,7 +94,7 @@ export class PortcullisClientError extends Error {
   /** HTTP status, or `undefined` for real-time replies and local failures. */
   readonly status: number | undefined;
   readonly retryAfterSeconds: number | undefined;
-  /** With `rate_limited` (and `locked_out` over HTTP): milliseconds until the caller may try again. */
+  /** With `rate_limited`, `overloaded` and `unavailable` (and `locked_out` over HTTP): milliseconds until the caller may try again. */
   readonly retryAfterMs: number | undefined;
 
   constructor(code: PortcullisClientErrorCode, message: string, details: PortcullisClientErrorDetails = {}) {

@@ -62,12 +62,11 @@ describe('BcryptLimiter', () => {
   });
 
   it('defaults to one slot per core but one (at least one), leaving a libuv pool thread free', () => {
-    const n = defaultBcryptConcurrency();
-    expect(n).toBeGreaterThanOrEqual(1);
     // The event loop keeps a core: with bcrypt on every core a login storm stalled it for 100 ms.
-    expect(n).toBeLessThanOrEqual(Math.max(1, availableParallelism() - 1));
-    if (process.env.UV_THREADPOOL_SIZE === undefined) expect(n).toBeLessThanOrEqual(3);
-    expect(BcryptLimiter.shared.concurrency).toBe(n);
+    expect([1, 2, 3, 4, 8].map((cores) => defaultBcryptConcurrency(cores, {}))).toEqual([1, 1, 2, 3, 3]);
+    expect(defaultBcryptConcurrency(8, { UV_THREADPOOL_SIZE: '16' })).toBe(7);
+    expect(defaultBcryptConcurrency(8, { UV_THREADPOOL_SIZE: '2' })).toBe(1);
+    expect(BcryptLimiter.shared.concurrency).toBe(defaultBcryptConcurrency(availableParallelism(), process.env));
   });
 
   describe('admit', () => {

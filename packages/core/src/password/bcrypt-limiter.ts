@@ -26,11 +26,14 @@ const LIBUV_DEFAULT_POOL_SIZE = 4;
  * ```ts
  * defaultBcryptConcurrency(); // 1 on 2 cores, 3 on 4 or more with the default pool of 4
  * ```
+ *
+ * @param cores the usable cores; default `availableParallelism()`.
+ * @param env where `UV_THREADPOOL_SIZE` is read; default the process's own environment.
  */
-export function defaultBcryptConcurrency(): number {
-  const configured = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10);
+export function defaultBcryptConcurrency(cores: number = availableParallelism(), env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number.parseInt(env.UV_THREADPOOL_SIZE ?? '', 10);
   const poolSize = Number.isInteger(configured) && configured > 0 ? configured : LIBUV_DEFAULT_POOL_SIZE;
-  return Math.max(1, Math.min(availableParallelism() - 1, poolSize - 1));
+  return Math.max(1, Math.min(cores - 1, poolSize - 1));
 }
 
 /** How much of the measured mean one finished computation replaces (an exponential moving average). */

@@ -1,11 +1,25 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
+import { PortcullisError } from '../errors/portcullis-error.js';
 import { authReply } from './auth-frame.js';
+import { refreshInBand } from './in-band-credentials.js';
 
 describe('authReply', () => {
   it('answers ok, the refusal of an outcome, or a wire code', () => {
     expect(authReply({ ok: true })).toEqual({ type: 'auth', ok: true });
     expect(authReply({ ok: false, code: 'unauthorized', message: 'nope' })).toEqual({ type: 'auth', ok: false, error: { code: 'unauthorized', message: 'nope' } });
     expect(authReply('bad_request')).toEqual({ type: 'auth', ok: false, error: { code: 'bad_request', message: expect.any(String) } });
+  });
+
+  it('says when to try again after unavailable, as a gate reply does', () => {
+    expect(authReply('unavailable')).toEqual({ type: 'auth', ok: false, error: { code: 'unavailable', message: expect.any(String), retryAfterMs: 1000 } });
+    expect(authReply({ ok: false, code: 'unavailable', message: 'store down' })).toEqual({ type: 'auth', ok: false, error: { code: 'unavailable', message: 'store down', retryAfterMs: 1000 } });
+  });
+});
+
+describe('refreshInBand', () => {
+  it('answers a refresh the store could not make unavailable, retry after a second', async () => {
+    const down = { refresh: () => Promise.reject(new PortcullisError('unavailable', 'down')) };
+    expect((await refreshInBand(down, 'x;session', 'p')).reply).toEqual({ type: 'refresh', ok: false, error: { code: 'unavailable', message: expect.any(String), retryAfterMs: 1000 } });
   });
 });

@@ -209,7 +209,8 @@ export class ConnectionProtocol {
     if (admitted !== undefined) {
       clearTimeout(this.idleDeadline);
       this.idleDeadline = undefined;
-      // The old credential's entries go; the new one's, if any, come along.
+      // Entries of the old credential could never match the new one; the new one's (a verified
+      // signature) spare its next message the same check.
       this.connection.memo.clear();
       if (memo !== undefined) for (const [key, value] of memo) this.connection.memo.set(key, value);
       this.options.registry.attach(this.options.clientId, admitted);

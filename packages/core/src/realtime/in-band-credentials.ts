@@ -3,11 +3,11 @@
  * pair, a second auth frame of the same principal replaces its token. Either answer
  * leaves the connection open; a refusal leaves it as it was.
  */
-import { SESSION_TOKEN_SUFFIX, WIRE_ERROR_MESSAGES, type AuthReply, type RefreshReply, type UpgradeResponse, type WireErrorCode } from '@portcullis/protocol';
+import { SESSION_TOKEN_SUFFIX, type AuthReply, type RefreshReply, type UpgradeResponse, type WireErrorCode } from '@portcullis/protocol';
 import type { UpgradeResult } from '../contracts/sessions.js';
 import { PortcullisError, TokenError } from '../errors/portcullis-error.js';
 import type { TokenSessionSync } from '../session/token-session-sync.js';
-import { authReply } from './auth-frame.js';
+import { authReply, frameError } from './auth-frame.js';
 import type { Admission, Admitted } from './connection-plan.js';
 
 /**
@@ -73,8 +73,8 @@ export function reauthentication(admission: Admission, principalId: string | und
   return { reply: { type: 'auth', ok: true }, admitted: admission };
 }
 
-function refreshRefusal(code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code]): RefreshReply {
-  return { type: 'refresh', ok: false, error: { code, message } };
+function refreshRefusal(code: WireErrorCode, message?: string): RefreshReply {
+  return { type: 'refresh', ok: false, error: frameError(code, message) };
 }
 
 function codeOf(error: unknown): WireErrorCode {

@@ -28,6 +28,8 @@ class ApiKeyAuth implements ShieldAuth {
 
   authenticate(ctx: AuthContext): ShieldResult {
     if (ctx.credential === 'banned-key') return { ok: false, code: 'forbidden', message: 'this key is suspended' };
+    // More than a refusal has: only the code and the message count.
+    if (ctx.credential === 'vault-down') return { ok: false, code: 'unavailable', message: 'key vault down', retryAfterMs: 1, principal: { id: 'x' } } as ShieldResult;
     const owner = ctx.credential === undefined ? undefined : this.keys.owner(ctx.credential);
     return owner ? { ok: true, principal: { id: owner, name: undefined, roles: ['bot'], claims: {}, via: 'custom' } } : { ok: false, code: 'unauthorized' };
   }
@@ -205,6 +207,8 @@ describe('ShieldEnforcer', () => {
     expect(await enforcer.enforce(plan('bots'), ctx('bot-key'))).toMatchObject({ ok: true, principal: { id: 'bot-1', via: 'custom' } });
     expect(await enforcer.enforce(plan('bots'), ctx('other-key'))).toMatchObject({ ok: false, code: 'unauthorized' });
     expect(await enforcer.enforce(plan('bots'), ctx('banned-key'))).toEqual({ ok: false, code: 'forbidden', message: 'this key is suspended' });
+    // Its own message on the fixed refusal: unavailable's retry hint stays, nothing else comes through.
+    expect(await enforcer.enforce(plan('bots'), ctx('vault-down'))).toEqual({ ok: false, code: 'unavailable', message: 'key vault down', retryAfterMs: 1000 });
     expect(await enforcer.enforce(plan('adminBots'), ctx('bot-key'))).toMatchObject({ ok: false, code: 'forbidden' });
     expect(ApiKeyAuth.instances - before).toBe(1);
   });
