@@ -54,4 +54,16 @@ describe.each(connectionDrivers)('%s: a JWT-authenticated connection', (_name, m
     for (let i = 0; i < 3; i++) expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'judy' });
     expect(verificationsOf()).toBe(1);
   });
+
+  it('keeps what it knew of its JWT when a second auth frame is refused', async () => {
+    const jwt = stack.jwt('kim');
+    const validate = vi.spyOn(JwtTokenValidator.prototype, 'validate');
+    const verificationsOf = () => validate.mock.calls.filter(([token]) => token === jwt).length;
+    client = await driver.connect(jwt);
+
+    client.sendRaw(JSON.stringify({ type: 'auth', token: stack.jwt('someone-else') }));
+    expect(await client.inbox.take((frame) => (frame as { type?: string }).type === 'auth')).toMatchObject({ type: 'auth', ok: false, error: { code: 'forbidden' } });
+    for (let i = 0; i < 3; i++) expect(await client.request('/game', 'whoami')).toMatchObject({ ok: true, data: 'kim' });
+    expect(verificationsOf()).toBe(1);
+  });
 });
