@@ -40,11 +40,15 @@ export function setRetryAfter(res: Response, seconds: number): void {
  */
 export function sendPortcullisError(res: Response, error: PortcullisError): void {
   const mapping = httpErrorFor(error.code);
-  const retryAfter = error instanceof LockedOutError || error instanceof OverloadedError
-    ? error.retryAfterSeconds
-    : error.code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS / 1000 : undefined;
+  const retryAfter = retryAfterSecondsOf(error);
   if (retryAfter !== undefined) setRetryAfter(res, retryAfter);
   sendError(res, mapping.status, mapping.wire, mapping.message ?? error.message);
+}
+
+/** When an error says to try again: a lockout's or an overload's own time, `unavailable`'s fixed second. */
+function retryAfterSecondsOf(error: PortcullisError): number | undefined {
+  if (error instanceof LockedOutError || error instanceof OverloadedError) return error.retryAfterSeconds;
+  return error.code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS / 1000 : undefined;
 }
 
 function statusOf(error: unknown): number | undefined {
