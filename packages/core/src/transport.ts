@@ -10,7 +10,7 @@
 // credentials and shield plans
 export { bearerCredential, bearerCredentialOf, severalAuthorizations } from './shield/bearer-credential.js';
 export { readShieldPlan, shieldPlan, type PlannedRateLimit, type ShieldPlan } from './shield/shield-plan-reader.js';
-export { UNAVAILABLE_RETRY_AFTER_MS, type EnforceResult } from './contracts/refusals.js';
+export type { EnforceResult } from './contracts/refusals.js';
 
 // authenticated UDP datagrams
 export { udpMac, udpMacMatches } from './key/udp-keyring.js';

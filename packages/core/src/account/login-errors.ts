@@ -13,12 +13,11 @@ import { PortcullisError } from '../errors/portcullis-error.js';
  * ```
  */
 export class LockedOutError extends PortcullisError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
 
   constructor(retryAfterSeconds: number) {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super('locked_out', `too many failed logins; try again in ${seconds} s`);
+    super('locked_out', `too many failed logins; try again in ${seconds} s`, { retryAfterSeconds: seconds });
     this.name = 'LockedOutError';
-    this.retryAfterSeconds = seconds;
   }
 }

@@ -4,6 +4,7 @@
  */
 import { WIRE_ERROR_MESSAGES } from '@portcullis/protocol';
 import type { RefusalCode } from '../errors/error-codes.js';
+import { UNAVAILABLE_RETRY_AFTER_MS } from '../errors/portcullis-error.js';
 import type { AcceptedCredential } from './auth-context.js';
 import type { Principal } from './principal.js';
 
@@ -23,18 +24,6 @@ export type { RefusalCode } from '../errors/error-codes.js';
 export type EnforceResult =
   | { readonly ok: true; readonly principal: Principal | undefined; readonly credential?: AcceptedCredential }
   | { readonly ok: false; readonly code: RefusalCode; readonly message: string; readonly retryAfterMs?: number };
-
-/**
- * How long a client is told to wait before it tries a refused `unavailable` request again (a
- * store that cannot be reached, or has too much queued already): the real-time reply carries
- * it as `retryAfterMs`, HTTP answers 503 with `Retry-After: 1`.
- *
- * @example
- * ```ts
- * socket.send(encodeReply(errorReply(id, 'unavailable', undefined, UNAVAILABLE_RETRY_AFTER_MS)));
- * ```
- */
-export const UNAVAILABLE_RETRY_AFTER_MS = 1000;
 
 /**
  * The fixed refusals; their messages are safe to send to any client. `unavailable` carries

@@ -5,8 +5,16 @@
 import type { PortcullisErrorCode, TokenFailureReason } from './error-codes.js';
 
 /**
- * Base error with a closed `code` and an optional `cause`. Messages never hold a
- * token, password, hash or key.
+ * How long a client is told to wait before it tries a refused `unavailable` request again (a
+ * store that cannot be reached, or has too much queued already): the real-time reply carries
+ * it as `retryAfterMs`, HTTP answers 503 with `Retry-After: 1`.
+ */
+export const UNAVAILABLE_RETRY_AFTER_MS = 1000;
+
+/**
+ * Base error with a closed `code`, an optional `cause` and, for a refusal worth trying again,
+ * `retryAfterSeconds` (every `unavailable` has one second unless it says otherwise). Adapters
+ * send it as `Retry-After` or `retryAfterMs`. Messages never hold a token, password, hash or key.
  *
  * @example
  * ```ts
@@ -17,11 +25,13 @@ import type { PortcullisErrorCode, TokenFailureReason } from './error-codes.js';
  */
 export class PortcullisError extends Error {
   readonly code: PortcullisErrorCode;
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: PortcullisErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: PortcullisErrorCode, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(message, options);
     this.name = 'PortcullisError';
     this.code = code;
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? (code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS / 1000 : undefined);
   }
 }
 
@@ -74,12 +84,11 @@ export class ConfigError extends PortcullisError {
  * ```
  */
 export class OverloadedError extends PortcullisError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
 
   constructor(what: string, retryAfterSeconds: number) {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super('overloaded', `too many ${what} waiting; try again in ${seconds} s`);
+    super('overloaded', `too many ${what} waiting; try again in ${seconds} s`, { retryAfterSeconds: seconds });
     this.name = 'OverloadedError';
-    this.retryAfterSeconds = seconds;
   }
 }

@@ -2,7 +2,7 @@
  * The server's answer to an auth frame, built from a connection's admission.
  */
 import { WIRE_ERROR_MESSAGES, type AuthReply, type WireError, type WireErrorCode } from '@portcullis/protocol';
-import { UNAVAILABLE_RETRY_AFTER_MS } from '../contracts/refusals.js';
+import { UNAVAILABLE_RETRY_AFTER_MS } from '../errors/portcullis-error.js';
 
 const AUTH_OK: AuthReply = Object.freeze({ type: 'auth', ok: true });
 

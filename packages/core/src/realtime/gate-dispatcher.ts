@@ -5,13 +5,13 @@ import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { EnforceResult } from '../contracts/refusals.js';
 import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
-import { OverloadedError, PortcullisError } from '../errors/portcullis-error.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { ThrottledLog } from '../logging/throttled-log.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
 import type { AuthContext } from '../contracts/auth-context.js';
-import { REFUSALS, UNAVAILABLE_RETRY_AFTER_MS } from '../contracts/refusals.js';
+import { REFUSALS } from '../contracts/refusals.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
 import { EventLoopLag } from '../runtime/event-loop-lag.js';
@@ -220,7 +220,9 @@ export class GateDispatcher {
     const fields = { portal: ctx.portal, gate: ctx.gate, clientId: conn.clientId, ...describeError(error) };
     if (code === 'internal') this.log.error('gate handler threw; answering internal', fields);
     else this.log.debug(`gate handler refused with ${code}`, fields);
-    return errorReply(id, code, undefined, retryHintOf(error, code));
+    // A refusal the handler chose says when to try again, if it does (every `unavailable` does).
+    const retryAfterSeconds = code === 'internal' ? undefined : (error as PortcullisError).retryAfterSeconds;
+    return errorReply(id, code, undefined, retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
   }
 
   /** Answers `overloaded` unrun; the shield only keeps its cache of the credential warm, so the end of an overload is no wave of store reads. */
@@ -297,10 +299,4 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  */
 function replyCodeOf(error: unknown): WireErrorCode {
   return error instanceof PortcullisError && isWireErrorCode(error.code) ? error.code : 'internal';
-}
-
-/** When a handler's refusal says to try again: an `OverloadedError`'s own time, `unavailable`'s fixed second. */
-function retryHintOf(error: unknown, code: WireErrorCode): number | undefined {
-  if (error instanceof OverloadedError) return error.retryAfterSeconds * 1000;
-  return code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS : undefined;
 }

@@ -3,8 +3,7 @@
  * precise status; nothing answers 500 for bad input, and no stack trace or
  * internal message ever reaches the client.
  */
-import { describeError, LockedOutError, OverloadedError, PortcullisError, type Logger } from '@portcullis/core';
-import { UNAVAILABLE_RETRY_AFTER_MS } from '@portcullis/core/transport';
+import { describeError, OverloadedError, PortcullisError, type Logger } from '@portcullis/core';
 import type { ErrorBody, ErrorCode } from '@portcullis/protocol';
 import type { ErrorRequestHandler, Response } from 'express';
 import { bodyErrorFor, HTTP_ERROR_TABLE, httpErrorFor } from './http-status-table.js';
@@ -29,8 +28,8 @@ export function setRetryAfter(res: Response, seconds: number): void {
 
 /**
  * Sends one `PortcullisError` per the status table: an error with a retry time
- * (`LockedOutError`, `OverloadedError`) carries `Retry-After`, and so does `unavailable`
- * (one second); server-side codes answer a fixed message.
+ * (`LockedOutError`, `OverloadedError`, every `unavailable`) carries `Retry-After`;
+ * server-side codes answer a fixed message.
  *
  * @example
  * ```ts
@@ -40,15 +39,8 @@ export function setRetryAfter(res: Response, seconds: number): void {
  */
 export function sendPortcullisError(res: Response, error: PortcullisError): void {
   const mapping = httpErrorFor(error.code);
-  const retryAfter = retryAfterSecondsOf(error);
-  if (retryAfter !== undefined) setRetryAfter(res, retryAfter);
+  if (error.retryAfterSeconds !== undefined) setRetryAfter(res, error.retryAfterSeconds);
   sendError(res, mapping.status, mapping.wire, mapping.message ?? error.message);
-}
-
-/** When an error says to try again: a lockout's or an overload's own time, `unavailable`'s fixed second. */
-function retryAfterSecondsOf(error: PortcullisError): number | undefined {
-  if (error instanceof LockedOutError || error instanceof OverloadedError) return error.retryAfterSeconds;
-  return error.code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS / 1000 : undefined;
 }
 
 function statusOf(error: unknown): number | undefined {
