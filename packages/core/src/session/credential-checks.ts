@@ -29,9 +29,9 @@ const MISS_BATCH = 64;
  * per-message check stays a Map lookup, and 5,000 sessions cost a few dozen store reads
  * per lifetime, not 5,000.
  * With `gatherMisses` (stores without synchronous reads: Redis), sessions that miss the
- * near cache in one event-loop turn (by token, or by `sid`) share one store read too, so
- * a server that fell behind and meets thousands of them at once neither fills the store's
- * queue bound nor sends one round trip each.
+ * near cache in one event-loop turn (by token, or by `sid`) share one store read too, and
+ * so do the turn's JWT checks, so a server that fell behind and meets thousands of them at
+ * once neither fills the store's queue bound nor sends one round trip each.
  *
  * @example
  * ```ts
@@ -49,6 +49,8 @@ export class CredentialChecks {
   /** How a session missing the near cache is read: alone (a store with synchronous reads), or gathered with the turn's other misses. */
   private readonly findAccess: (token: string) => Promise<AccessRecord | undefined>;
   private readonly findAccessBySid: (sidHex: string) => Promise<AccessRecord | undefined>;
+  /** How a JWT missing the near cache is checked: alone, or gathered with the turn's other checks. */
+  private readonly readJwtInvalidated: (claims: JwtClaims) => Promise<boolean>;
   /** Session revocations since a read began: its answers for the sessions they name are not cached. */
   private readonly revocations = new RecentRevocations();
   /** Bumped by every event: a JWT read in flight when one arrives is not near-cached. */
@@ -63,13 +65,16 @@ export class CredentialChecks {
     private readonly live: () => boolean,
   ) {
     if (nearCache.gatherMisses) {
-      const gathered = new GatheredReads((tokens) => pairs.findAccessMany(tokens), MISS_BATCH);
+      const gathered = new GatheredReads((tokens: readonly string[]) => pairs.findAccessMany(tokens), MISS_BATCH);
       this.findAccess = (token) => gathered.read(token);
-      const gatheredSids = new GatheredReads((sids) => pairs.findAccessBySidMany(sids), MISS_BATCH);
+      const gatheredSids = new GatheredReads((sids: readonly string[]) => pairs.findAccessBySidMany(sids), MISS_BATCH);
       this.findAccessBySid = (sid) => gatheredSids.read(sid);
+      const gatheredJwts = new GatheredReads((claims: readonly JwtClaims[]) => jwts.isInvalidatedMany(claims), MISS_BATCH);
+      this.readJwtInvalidated = (claims) => gatheredJwts.read(claims);
     } else {
       this.findAccess = (token) => pairs.findAccess(token);
       this.findAccessBySid = (sid) => pairs.findAccessBySid(sid);
+      this.readJwtInvalidated = (claims) => jwts.isInvalidated(claims);
     }
     this.near = new SessionNearCache(nearCache.sessionMs, undefined, (token) => this.renewals.offer(token));
     this.nearBySid = new SessionNearCache(nearCache.sessionMs, undefined, (sid) => this.sidRenewals.offer(sid));
@@ -145,14 +150,14 @@ export class CredentialChecks {
   async isJwtInvalidated(claims: JwtClaims): Promise<boolean> {
     if (this.jwtNear.has(claims.jti)) return false;
     const generation = this.jwtGeneration;
-    const invalidated = await this.jwts.isInvalidated(claims);
+    const invalidated = await this.readJwtInvalidated(claims);
     if (invalidated) return true;
     if (generation === this.jwtGeneration) {
       if (this.live()) this.jwtNear.keep(claims);
       return false;
     }
     // A revocation arrived during the read, which may predate it (see validate): ask once more.
-    return this.jwts.isInvalidated(claims);
+    return this.readJwtInvalidated(claims);
   }
 
   /** {@link isJwtInvalidated} without waiting, when the store or the near cache can tell; else undefined. */

@@ -4,7 +4,7 @@ import { GatheredReads } from './gathered-reads.js';
 describe('GatheredReads', () => {
   it('reads the keys asked for in one turn together, at most maxBatch a read, each caller getting its own answer', async () => {
     const reads: string[][] = [];
-    const gathered = new GatheredReads(async (keys) => {
+    const gathered = new GatheredReads(async (keys: readonly string[]) => {
       reads.push([...keys]);
       return keys.map((key) => key.toUpperCase());
     }, 3);
@@ -21,7 +21,7 @@ describe('GatheredReads', () => {
 
   it('fails every caller of a batch when its read fails, thrown or rejected, and serves the next turn', async () => {
     let mode: 'throw' | 'reject' | 'answer' = 'throw';
-    const gathered = new GatheredReads<string>((keys) => {
+    const gathered = new GatheredReads<string, string>((keys) => {
       if (mode === 'throw') throw new Error('refused before sending');
       if (mode === 'reject') return Promise.reject(new Error('timed out'));
       return Promise.resolve(keys.map(() => 'ok'));

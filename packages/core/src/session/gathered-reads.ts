@@ -6,8 +6,8 @@
  * idle. Gathered, 5,000 such checks cost about 80 reads.
  */
 
-interface Batch<T> {
-  readonly keys: string[];
+interface Batch<K, T> {
+  readonly keys: K[];
   readonly answer: Promise<readonly T[]>;
   send: (answer: Promise<readonly T[]>) => void;
   sent: boolean;
@@ -25,31 +25,31 @@ interface Batch<T> {
  * const record = await reads.read(token);
  * ```
  */
-export class GatheredReads<T> {
-  private gathering: Batch<T> | undefined;
+export class GatheredReads<K, T> {
+  private gathering: Batch<K, T> | undefined;
 
   constructor(
-    private readonly readMany: (keys: readonly string[]) => Promise<readonly T[]>,
+    private readonly readMany: (keys: readonly K[]) => Promise<readonly T[]>,
     private readonly maxBatch: number,
   ) {}
 
-  read(key: string): Promise<T> {
+  read(key: K): Promise<T> {
     const batch = this.gathering ?? this.open();
     const index = batch.keys.push(key) - 1;
     if (batch.keys.length >= this.maxBatch) this.flush(batch);
     return batch.answer.then((values) => values[index] as T);
   }
 
-  private open(): Batch<T> {
+  private open(): Batch<K, T> {
     let send!: (answer: Promise<readonly T[]>) => void;
     const answer = new Promise<readonly T[]>((resolve) => (send = resolve));
-    const batch: Batch<T> = { keys: [], answer, send, sent: false };
+    const batch: Batch<K, T> = { keys: [], answer, send, sent: false };
     this.gathering = batch;
     setImmediate(() => this.flush(batch));
     return batch;
   }
 
-  private flush(batch: Batch<T>): void {
+  private flush(batch: Batch<K, T>): void {
     if (batch.sent) return;
     batch.sent = true;
     if (this.gathering === batch) this.gathering = undefined;

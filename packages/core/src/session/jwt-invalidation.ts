@@ -87,6 +87,22 @@ export class JwtInvalidation {
   }
 
   /**
+   * {@link isInvalidated} for many JWTs in one store read (one `MGET` on a single Redis),
+   * the store epoch read once for all of them; the answers in the order of `claims`.
+   */
+  async isInvalidatedMany(claims: readonly JwtClaims[]): Promise<boolean[]> {
+    const perJwt = claims.map((c) => this.refs(c, true).slice(1));
+    const values = await this.cache.getMany([STORE_EPOCH_REF, ...perJwt.flat()]);
+    let at = 1;
+    return Promise.all(
+      claims.map((c, i) => {
+        const own = values.slice(at, (at += perJwt[i]!.length));
+        return this.decide([values[0], ...own], c, true) ?? this.predatesNewEpoch(c);
+      }),
+    );
+  }
+
+  /**
    * {@link isInvalidated} answered at once when the store keeps its data in this
    * process (memory) and has its epoch; undefined when only `isInvalidated` can tell.
    */
