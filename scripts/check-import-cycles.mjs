@@ -37,7 +37,8 @@ const SKIP = new Set(['node_modules', 'dist']);
 export const CORE_LAYERS = Object.freeze([
   ['errors'],
   ['contracts'],
-  ['config', 'logging', 'runtime'],
+  ['config', 'logging'],
+  ['runtime'],
   ['captcha', 'key', 'password', 'store'],
   ['jwt'],
   ['session'],

@@ -35,7 +35,8 @@ const coreFolders = folderGraph(importGraph(coreSrc), coreSrc);
 const ALLOWED_CORE_LAYERS = [
   ['errors'],
   ['contracts'],
-  ['config', 'logging', 'runtime'],
+  ['config', 'logging'],
+  ['runtime'],
   ['captcha', 'key', 'password', 'store'],
   ['jwt'],
   ['session'],

@@ -410,6 +410,16 @@ describe('GET and DELETE /auth/sessions', () => {
     await send(base, '/auth/sessions', { method: 'DELETE' }, { status: 401, emptyBody: true });
     await send(base, `/auth/sessions/${own!.id}`, { method: 'DELETE', template: '/auth/sessions/{id}', bearer: player.accessToken }, { status: 401, emptyBody: true });
   });
+
+  it('503 unavailable, with Retry-After, while the store is down', async () => {
+    const player = await newPlayer();
+    const [own] = json<{ sessions: Array<{ id: string }> }>(await send(base, '/auth/sessions', { method: 'GET', bearer: player.accessToken }, { status: 200 })).sessions;
+    await duringOutage(plain.container, async () => {
+      await send(base, '/auth/sessions', { method: 'GET', bearer: player.accessToken }, { status: 503 });
+      await send(base, '/auth/sessions', { method: 'DELETE', bearer: player.accessToken }, { status: 503 });
+      await send(base, `/auth/sessions/${own!.id}`, { method: 'DELETE', template: '/auth/sessions/{id}', bearer: player.accessToken }, { status: 503 });
+    });
+  });
 });
 
 describe('GET /auth/jwks.json', () => {

@@ -36,6 +36,9 @@ export { AuthWaitingRoom, type AuthTicket } from './realtime/auth-waiting-room.j
 export type { ConnectionCloseCode, ConnectionInit, LiveConnection, RevocationSource } from './realtime/connection-registry.js';
 export type { RevocationSubscribe } from './contracts/sessions.js';
 
+// refusing requests unrun while the event loop is behind
+export { LoadShedder } from './runtime/load-shedder.js';
+
 // transport options
 export {
   DEFAULT_ANONYMOUS_IDLE_TIMEOUT_MS,

@@ -7,14 +7,13 @@ import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
-import { ThrottledLog } from '../logging/throttled-log.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
 import type { AuthContext } from '../contracts/auth-context.js';
 import { REFUSALS } from '../contracts/refusals.js';
 import type { ConnectionContext, GateContext, GateHandler } from './connection-context.js';
 import { CONNECTION_PLAN, type Admission } from './connection-plan.js';
-import { EventLoopLag } from '../runtime/event-loop-lag.js';
+import { LoadShedder } from '../runtime/load-shedder.js';
 import { refreshInBand, type InBandOutcome } from './in-band-credentials.js';
 import { readPortalPlan } from './portal-reader.js';
 import { TokenSessionSync } from '../session/token-session-sync.js';
@@ -41,9 +40,6 @@ type MutableGateContext = { -readonly [K in keyof GateContext]: GateContext[K] }
 
 const OPEN: EnforceResult = Object.freeze({ ok: true, principal: undefined });
 
-/** By default a gate call is refused with `overloaded` when the event loop is this far behind (see `GateDispatcher.shedWhenBehind`). */
-export const DEFAULT_SHED_LAG_MS = 500;
-
 /**
  * The transport-neutral heart of the real-time protocol: routes a request
  * `{id, portal, gate, data}` to its gate, enforces the gate's shield plan, calls
@@ -62,9 +58,7 @@ export const DEFAULT_SHED_LAG_MS = 500;
 export class GateDispatcher {
   private readonly portals = new Map<string, Map<string, CompiledGate>>();
   private readonly log: Logger;
-  private readonly lag = EventLoopLag.shared();
-  private shedLagMs: number = DEFAULT_SHED_LAG_MS;
-  private readonly shedLine: ThrottledLog;
+  private readonly shedder: LoadShedder;
   /**
    * Resolved on the first refresh frame, not at construction: a dispatcher builds where
    * no session services are registered, and `register` names the missing setting.
@@ -77,7 +71,7 @@ export class GateDispatcher {
     @inject(LOGGER_FACTORY) loggers: LoggerFactory = consoleLoggerFactory,
   ) {
     this.log = loggers.create('portcullis:realtime');
-    this.shedLine = new ThrottledLog(this.log, 'warn', 'event loop behind: gate calls answered overloaded, unrun');
+    this.shedder = new LoadShedder(this.log, 'gate calls');
   }
 
   /**
@@ -124,7 +118,7 @@ export class GateDispatcher {
    * thousands of sockets can run its timers seconds late while each socket is read
    * within a fraction of a second (libuv reads up to 48 batches of 1,024 ready sockets
    * before it runs a timer): the second rule keeps it answering then. `false` never
-   * sheds. Default {@link DEFAULT_SHED_LAG_MS}.
+   * sheds. Default 500 ms.
    *
    * @example
    * ```ts
@@ -132,8 +126,7 @@ export class GateDispatcher {
    * ```
    */
   shedWhenBehind(lagMs: number | false): this {
-    if (lagMs !== false && !(Number.isFinite(lagMs) && lagMs > 0)) throw new TypeError(`shedWhenBehind takes a positive number of milliseconds or false, got ${lagMs}`);
-    this.shedLagMs = lagMs === false ? Infinity : lagMs;
+    this.shedder.setLimit(lagMs);
     return this;
   }
 
@@ -176,12 +169,12 @@ export class GateDispatcher {
     };
     let decided: EnforceResult | Promise<EnforceResult> | undefined;
     try {
-      if (this.lag.behindMs() <= this.shedLagMs) decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
+      if (!this.shedder.isBehind()) decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
       else {
         // Behind: a request that may have waited that long is refused unrun; one read soon
         // after it was sent is answered if its shield can answer now, and refused if the
         // shield would wait for the store (which the busy loop sends only when its turn ends).
-        if (waitedMs > this.shedLagMs) return this.shed(id, route, ctx);
+        if (waitedMs > this.shedder.limitMs) return this.shed(id, route, ctx);
         decided = route.open ? OPEN : this.enforcer.decideAtOnce(route.plan, ctx);
         if (decided === undefined) return this.overloaded(id);
       }
@@ -232,8 +225,7 @@ export class GateDispatcher {
   }
 
   private overloaded(id: number): GateReply {
-    this.shedLine.note(() => ({ behindMs: Math.round(this.lag.behindMs()) }));
-    return errorReply(id, 'overloaded', undefined, this.lag.retryAfterMs());
+    return errorReply(id, 'overloaded', undefined, this.shedder.refused());
   }
 
   /**

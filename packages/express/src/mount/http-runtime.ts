@@ -3,12 +3,13 @@
  * written, how client ids are made, and the logger.
  */
 import {
-  LOGGER_FACTORY, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, ShieldEnforcer, consoleLoggerFactory, describeError,
+  LOGGER_FACTORY, OverloadedError, PORTCULLIS_CONFIG, PORTCULLIS_CONTAINER, ShieldEnforcer, consoleLoggerFactory, describeError,
   type AuthContext, type Logger, type LoggerFactory,
 } from '@portcullis/core';
-import type { EnforceResult, ShieldPlan } from '@portcullis/core/transport';
+import { LoadShedder, type EnforceResult, type ShieldPlan } from '@portcullis/core/transport';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { sendPortcullisError } from '../http/error-handler.js';
 import { CHALLENGE_WRITER, respondRefusal, type ChallengeWriter, type RefusalFormat } from '../http/refusal-responder.js';
 import { authContextFromRequest, connectionClientId, recordPrincipal, requestContext, setContextBuilder } from '../http/request-auth.js';
 
@@ -37,6 +38,14 @@ export interface PortcullisHttpOptions {
    * invalidation are still checked on every request. False: per request.
    */
   readonly connectionMemo?: boolean;
+  /**
+   * While the event loop is more than this many milliseconds behind, shielded routes
+   * answer 503 `overloaded` with `Retry-After` at once, their shield not decided and
+   * their handler not run (the shield only keeps its cache of the credential warm), so
+   * a saturated server spends its time catching up. Default 500; `false` never sheds.
+   * Routes without a shield are not shed (logins and signups have their own bound).
+   */
+  readonly shedWhenBehind?: number | false;
 }
 
 function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
@@ -59,7 +68,9 @@ export class HttpRuntime {
   readonly bodyLimit: string | number | undefined;
   readonly #clientIdOf: (req: Request) => string;
   readonly #perConnectionMemo: boolean;
+  readonly #shedder: LoadShedder;
 
+  /** @throws TypeError when `shedWhenBehind` is neither a positive number nor `false`. */
   constructor(readonly container: DependencyContainer, options: PortcullisHttpOptions = {}) {
     const loggers = optional(container, LOGGER_FACTORY) ?? consoleLoggerFactory;
     const config = optional(container, PORTCULLIS_CONFIG);
@@ -85,6 +96,8 @@ export class HttpRuntime {
         }
       : connectionClientId;
     this.#perConnectionMemo = options.connectionMemo ?? true;
+    this.#shedder = new LoadShedder(this.log, 'shielded HTTP requests');
+    if (options.shedWhenBehind !== undefined) this.#shedder.setLimit(options.shedWhenBehind);
   }
 
   /**
@@ -133,12 +146,19 @@ export class HttpRuntime {
     if (this.enforcer.isOpen(plan)) return undefined;
     return (req, res, next, proceed) => {
       const ctx = this.contextOf(req);
+      if (this.#shedder.isBehind()) return this.#shed(plan, ctx, res);
       // A shield that could answer at once (a JWT with the in-memory store) lets the
       // handler run in this tick: no promise hop (and no closure) on the hot path.
       const verdict = this.enforcer.decide(plan, ctx);
       if (verdict instanceof Promise) verdict.then((settled) => this.#settle(settled, ctx, req, res, next, proceed), next);
       else this.#settle(verdict, ctx, req, res, next, proceed);
     };
+  }
+
+  /** Answers `overloaded` unrun; the shield only keeps its cache of the credential warm, so the end of an overload is no wave of store reads. */
+  #shed(plan: ShieldPlan, ctx: AuthContext, res: Response): void {
+    this.enforcer.keepWarm(plan, ctx);
+    sendPortcullisError(res, new OverloadedError('requests', this.#shedder.refused() / 1000));
   }
 
   /** Runs `proceed` for a request that passed, or writes the refusal. */
