@@ -4,7 +4,8 @@
  * handler not run; one read soon after it was sent is answered if its credential can be
  * checked at once; as soon as the loop catches up, requests are served again.
  */
-import { GateDispatcher, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
+import { GateDispatcher, SessionOrJwtAuth, Shield, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
+import { readShieldPlan } from '@portcullis/core/transport';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 import { stall } from '../support/event-loop.js';
@@ -112,6 +113,28 @@ describe.each(stacks)('%s: while the loop is behind, a request its connection re
   });
 });
 
+describe('in memory, while the loop is behind, a @JwtShield request read soon after the read before', () => {
+  let stack: TestStack | undefined;
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('is answered at once: the in-memory store tells a spent JWT without waiting', async () => {
+    stack = await createMemoryTestStack(shortNearCache);
+    const conn = { clientId: 'c1', transport: 'ws', remoteAddress: undefined, credential: stack.jwt('ingrid'), memo: new Map() } as const;
+    const whoami = (id: number, waitedMs?: number) => stack!.dispatcher.dispatch({ id, portal: '/game', gate: 'whoami' }, conn, waitedMs);
+    stack.dispatcher.shedWhenBehind(20);
+    stall(60);
+    expect(whoami(1, 5)).toEqual({ id: 1, ok: true, data: 'ingrid' });
+    expect(whoami(2, 60)).toMatchObject({ id: 2, ok: false, error: { code: 'overloaded' } });
+    // Spent on an upgrade, the JWT is refused at once, behind or not.
+    await stack.sessions.upgrade(conn.credential);
+    stall(60);
+    expect(whoami(3, 5)).toMatchObject({ id: 3, ok: false, error: { code: 'unauthorized' } });
+  });
+});
+
 describe.skipIf(!redisUrl)('on Redis, a server whose loop is behind', () => {
   let stack: TestStack | undefined;
   afterEach(async () => {
@@ -151,6 +174,20 @@ describe.skipIf(!redisUrl)('on Redis, a server whose loop is behind', () => {
     expect(reply).not.toBeInstanceOf(Promise);
     expect(reply).toMatchObject({ id: 2, ok: false, error: { code: 'overloaded' } });
     expect(storeChecks).not.toHaveBeenCalled();
+  });
+
+  it('asks a shield taking sessions or JWTs about a JWT without a store read, as @JwtShield is asked', async () => {
+    stack = await createRedisTestStack(redisUrl!, shortNearCache);
+    class Logout {
+      @Shield(SessionOrJwtAuth) logout(): void {}
+    }
+    const enforcer = stack.container.resolve(ShieldEnforcer);
+    const ctx = { transport: 'http', credential: stack.jwt('uma'), clientId: 'c1', remoteAddress: undefined, memo: new Map() } as const;
+    const storeChecks = vi.spyOn(TokenSessionSync.prototype, 'isJwtInvalidated');
+    expect(enforcer.decideAtOnce(readShieldPlan(Logout, 'logout'), ctx)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(storeChecks).not.toHaveBeenCalled();
+    expect(await enforcer.decide(readShieldPlan(Logout, 'logout'), ctx)).toMatchObject({ ok: true, principal: { id: 'uma' } });
   });
 
   it('leaves the players shed through an overload longer than the near cache lasts in the near cache: the first request after it is answered at once, from it', async () => {

@@ -33,11 +33,6 @@ export interface ShieldAuth {
    * (anyone can send any string): touch only entries a verified credential put in your
    * cache, and never add one or read a store for one.
    *
-   * A shield with `keepWarm` is taken to keep a cache: while the server is behind, a
-   * request read soon after it was sent is still decided by `authenticate` when the answer
-   * comes at once (from that cache), and refused `overloaded` when it would wait, the
-   * pending answer left to fill the cache. A shield without `keepWarm` is not asked then.
-   *
    * @example
    * ```ts
    * keepWarm(ctx: AuthContext): void {
@@ -46,6 +41,26 @@ export interface ShieldAuth {
    * ```
    */
   keepWarm?(ctx: AuthContext): void;
+  /**
+   * Optional. The verdict `authenticate` would give, when the shield can give it at once
+   * from what it holds (a cache, a store in this process); `undefined` when it would have
+   * to wait. While the server's event loop is behind, a request read soon after it was
+   * sent is decided by `peek`: answered with its verdict, or refused `overloaded` when
+   * there is none, so no request queues behind a lookup the busy loop can only send when
+   * its turn ends. A shield without `peek` is not asked then. On `undefined`, start what
+   * fills your cache for the credential (as `authenticate` would), so its next request
+   * finds it; never return a promise.
+   *
+   * @example
+   * ```ts
+   * peek(ctx: AuthContext): ShieldResult | undefined {
+   *   const owner = ctx.credential === undefined ? undefined : this.keys.cached(ctx.credential);
+   *   if (owner === undefined && ctx.credential) void this.keys.load(ctx.credential).catch(() => {});
+   *   return owner && { ok: true, principal: owner };
+   * }
+   * ```
+   */
+  peek?(ctx: AuthContext): ShieldResult | undefined;
 }
 
 /**

@@ -57,10 +57,24 @@ export class JwtAuth implements ShieldAuth {
   authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult> {
     const verified = this.verifySignature(ctx.credential, ctx.memo);
     if (!verified.ok) return verified;
+    return this.invalidationNow(verified, ctx.memo) ?? this.checkInvalidation(verified, ctx.memo);
+  }
+
+  /**
+   * The verdict when the store can tell at once (the in-memory provider, or a
+   * `jwt-near-cache-seconds` hit on Redis); undefined when it must be read. A miss reads
+   * nothing: without the JWT near cache the read would warm nothing.
+   */
+  peek(ctx: AuthContext): ShieldResult | undefined {
+    const verified = this.verifySignature(ctx.credential, ctx.memo);
+    return verified.ok ? this.invalidationNow(verified, ctx.memo) : verified;
+  }
+
+  private invalidationNow(verified: VerifiedJwt, memo: Map<unknown, unknown> | undefined): ShieldResult | undefined {
     const invalidated = this.sessions.isJwtInvalidatedNow(verified.claims);
-    if (invalidated === undefined) return this.checkInvalidation(verified, ctx.memo);
+    if (invalidated === undefined) return undefined;
     if (!invalidated) return verified.result;
-    ctx.memo?.delete(MEMO_KEY);
+    memo?.delete(MEMO_KEY);
     return REVOKED;
   }
 

@@ -48,18 +48,18 @@ export class SessionAuth implements ShieldAuth {
 
   /** Answers at once (no promise) when the near cache holds the session; otherwise a promise. */
   authenticate(ctx: AuthContext): ShieldResult | Promise<ShieldResult> {
-    if (ctx.sessionId !== undefined) return this.authenticateSid(ctx.sessionId);
-    const { credential, memo } = ctx;
-    if (credential === undefined || credential.length === 0) return MISSING;
-    const kept = memo?.get(MEMO_KEY) as SessionMemo | undefined;
-    const sameCredential = kept !== undefined && kept.credential === credential;
-    if (!sameCredential && !isSessionToken(credential)) return NOT_A_SESSION;
-    const principal = this.sessions.peek(credential);
-    if (principal !== undefined) return answer(credential, principal, memo, sameCredential ? kept : undefined);
-    return this.sessions.validate(credential).then(
-      (validated) => answer(credential, validated, memo, sameCredential ? kept : undefined),
-      unavailableOrThrow,
-    );
+    return this.answerNow(ctx) ?? this.read(ctx);
+  }
+
+  /**
+   * The verdict from the near cache, or undefined on a miss; a miss starts the store read
+   * a decision makes, which fills the near cache for the session's next request.
+   */
+  peek(ctx: AuthContext): ShieldResult | undefined {
+    const now = this.answerNow(ctx);
+    // The read's failure (the store is down) is left to the next decided request to report.
+    if (now === undefined) this.read(ctx).then(undefined, () => {});
+    return now;
   }
 
   /**
@@ -71,12 +71,36 @@ export class SessionAuth implements ShieldAuth {
     if (ctx.sessionId === undefined && ctx.credential !== undefined) this.sessions.peek(ctx.credential);
   }
 
-  /** A session named by an authenticated datagram's sid: the same near cache and store record as its token. */
-  private authenticateSid(sidHex: string): ShieldResult | Promise<ShieldResult> {
-    const principal = this.sessions.peekSid(sidHex);
-    if (principal !== undefined) return sidAnswer(sidHex, principal);
-    return this.sessions.validateSid(sidHex).then((validated) => sidAnswer(sidHex, validated), unavailableOrThrow);
+  /**
+   * The verdict without waiting: a refusal of what is no session token, or the near
+   * cache's answer; undefined when the store must be read. A session named by an
+   * authenticated datagram's sid has the same near cache and store record as its token.
+   */
+  private answerNow(ctx: AuthContext): ShieldResult | undefined {
+    const { sessionId, credential, memo } = ctx;
+    if (sessionId !== undefined) {
+      const principal = this.sessions.peekSid(sessionId);
+      return principal === undefined ? undefined : sidAnswer(sessionId, principal);
+    }
+    if (credential === undefined || credential.length === 0) return MISSING;
+    const kept = keptFor(credential, memo);
+    if (kept === undefined && !isSessionToken(credential)) return NOT_A_SESSION;
+    const principal = this.sessions.peek(credential);
+    return principal === undefined ? undefined : answer(credential, principal, memo, kept);
   }
+
+  /** The store's answer for a credential {@link answerNow} could not decide. */
+  private read(ctx: AuthContext): Promise<ShieldResult> {
+    const { sessionId, credential, memo } = ctx;
+    if (sessionId !== undefined) return this.sessions.validateSid(sessionId).then((validated) => sidAnswer(sessionId, validated), unavailableOrThrow);
+    return this.sessions.validate(credential!).then((validated) => answer(credential!, validated, memo, keptFor(credential!, memo)), unavailableOrThrow);
+  }
+}
+
+/** The connection's kept answer when it is for this credential. */
+function keptFor(credential: string, memo: Map<unknown, unknown> | undefined): SessionMemo | undefined {
+  const kept = memo?.get(MEMO_KEY) as SessionMemo | undefined;
+  return kept !== undefined && kept.credential === credential ? kept : undefined;
 }
 
 function unavailableOrThrow(error: unknown): Refusal {

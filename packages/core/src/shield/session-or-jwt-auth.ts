@@ -29,6 +29,11 @@ export class SessionOrJwtAuth implements ShieldAuth {
     return isSession(ctx) ? this.sessionAuth.authenticate(ctx) : this.jwtAuth.authenticate(ctx);
   }
 
+  /** Whichever shield the credential's shape names answers, as in {@link authenticate}. */
+  peek(ctx: AuthContext): ShieldResult | undefined {
+    return isSession(ctx) ? this.sessionAuth.peek(ctx) : this.jwtAuth.peek(ctx);
+  }
+
   /** A session's near-cache entry is kept as `SessionAuth` keeps it; a JWT's check keeps nothing to renew. */
   keepWarm(ctx: AuthContext): void {
     if (isSession(ctx)) this.sessionAuth.keepWarm(ctx);

@@ -62,11 +62,14 @@ class RejectingAuth implements ShieldAuth {
   }
 }
 
-/** A shield with a cache it keeps warm for shed requests, and ones whose keepWarm fails. */
+/** A shield with a cache it can answer from at once and keeps warm for shed requests, and ones whose keepWarm fails. */
 class WarmingAuth implements ShieldAuth {
   static warmed: Array<string | undefined> = [];
   authenticate(ctx: AuthContext): ShieldResult {
     return ctx.credential === 'key-1' ? { ok: true, principal: { id: 'warm-1', name: undefined, roles: [], claims: {}, via: 'custom' } } : { ok: false, code: 'unauthorized' };
+  }
+  peek(ctx: AuthContext): ShieldResult {
+    return this.authenticate(ctx);
   }
   keepWarm(ctx: AuthContext): void {
     WarmingAuth.warmed.push(ctx.credential);
@@ -98,18 +101,20 @@ class LaterAuth implements ShieldAuth {
   }
 }
 
-/** A shield that answers later and keeps a cache it can be asked to keep warm. */
+/** A shield that answers later and keeps a cache, empty here: peek starts filling it and cannot tell yet. */
 class CachingLaterAuth extends LaterAuth {
-  static override asked = 0;
-  override authenticate(ctx: AuthContext): Promise<ShieldResult> {
-    CachingLaterAuth.asked++;
-    return super.authenticate(ctx);
+  static peeked = 0;
+  peek(): undefined {
+    CachingLaterAuth.peeked++;
+    return undefined;
   }
-  keepWarm(): void {}
 }
 
+/** A shield whose peek answers with a promise, against the contract, and that promise fails. */
 class RejectingLaterAuth extends RejectingAuth {
-  keepWarm(): void {}
+  peek(): ShieldResult {
+    return this.authenticate() as never;
+  }
 }
 
 class SloppyAuth implements ShieldAuth {
@@ -274,27 +279,29 @@ describe('ShieldEnforcer.decideAtOnce (a server that is behind)', () => {
     expect(enforcer.decideAtOnce(plan('open'), ctx())).toEqual({ ok: true, principal: undefined });
   });
 
-  it('answers undefined when the shield would wait, lets it finish filling its cache, and counts nothing against the rate limit', async () => {
-    CachingLaterAuth.asked = 0;
+  it('answers undefined when the shield would wait, asks it only to peek, and counts nothing against the rate limit', async () => {
+    CachingLaterAuth.peeked = 0;
+    LaterAuth.asked = 0;
     expect(enforcer.decideAtOnce(plan('cachingLater'), ctx('later-key'))).toBeUndefined();
     expect(enforcer.decideAtOnce(plan('cachingLater'), ctx('later-key'))).toBeUndefined();
-    expect(CachingLaterAuth.asked).toBe(2); // the shield's own read went on: that is what warms its cache
+    expect(CachingLaterAuth.peeked).toBe(2); // peek is where the shield starts filling its cache
+    expect(LaterAuth.asked).toBe(0); // authenticate, whose answer would come later, was not called
     // The limit of one per window was not touched: the first decision passes, the second is the one over it.
     expect(await enforcer.enforce(plan('cachingLater'), ctx('later-key'))).toMatchObject({ ok: true, principal: { id: 'later-1' } });
     expect(await enforcer.enforce(plan('cachingLater'), ctx('later-key'))).toMatchObject({ ok: false, code: 'rate_limited' });
   });
 
-  it('does not ask a shield without keepWarm (no cache): its lookup would be made for a refusal', () => {
+  it('does not ask a shield without peek: its lookup would be made for a refusal', () => {
     LaterAuth.asked = 0;
     expect(enforcer.decideAtOnce(plan('later'), ctx('later-key'))).toBeUndefined();
     expect(enforcer.decideAtOnce(plan('exploding'), ctx('k'))).toBeUndefined();
     expect(LaterAuth.asked).toBe(0);
   });
 
-  it('never throws: a caching shield whose answer rejects is logged once, without a secret', async () => {
+  it('never throws: a peek that answers a promise gets no verdict, and its rejection is logged once, without a secret', async () => {
     for (let i = 0; i < 3; i++) expect(enforcer.decideAtOnce(plan('rejectingLater'), ctx('k'))).toBeUndefined();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(fx.logs.filter((line) => line.message === 'shield failed on a request refused while the server was behind; ignored')).toHaveLength(1);
+    expect(fx.logs.filter((line) => line.message === 'shield peek answered a promise that failed; ignored')).toHaveLength(1);
     expect(JSON.stringify(fx.logs)).not.toContain('hunter2');
   });
 });

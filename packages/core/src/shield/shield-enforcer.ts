@@ -68,7 +68,7 @@ export class ShieldEnforcer {
     this.log = loggers.create('portcullis:shield');
     this.limitFailures = new ThrottledLog(this.log, 'error', 'rate-limit counter failed; refusing with unavailable');
     this.keepWarmFailures = new ThrottledLog(this.log, 'warn', 'shield keepWarm failed; ignored');
-    this.unawaitedFailures = new ThrottledLog(this.log, 'warn', 'shield failed on a request refused while the server was behind; ignored');
+    this.unawaitedFailures = new ThrottledLog(this.log, 'warn', 'shield peek answered a promise that failed; ignored');
     this.fallbackName = container.isRegistered(PORTCULLIS_CONFIG, true) ? container.resolve(PORTCULLIS_CONFIG).security.shields.fallback : 'none';
     this.fallback = FALLBACK_SHIELDS[this.fallbackName];
   }
@@ -144,13 +144,11 @@ export class ShieldEnforcer {
 
   /**
    * {@link decide} for a server that is behind: the same verdict when the plan's shield
-   * keeps a cache (it has `keepWarm`, as `SessionAuth` does) and answers at once;
-   * when it would wait (for its store), `undefined` instead, and the shield's own read goes
-   * on and refreshes its cache of the credential, with no verdict and no rate-limit count.
-   * A shield without `keepWarm` is not asked (`undefined`): a lookup it makes per request
-   * would be made for a refusal. The caller refuses such a request (`overloaded`) rather
-   * than queue it behind a read that the busy event loop can only send when its turn ends.
-   * Never throws.
+   * can give it at once ({@link ShieldAuth.peek}); `undefined` when it would wait (for its
+   * store), with no verdict and no rate-limit count, the shield left to fill its cache for
+   * the credential. A shield without `peek` is not asked (`undefined`). The caller refuses
+   * such a request (`overloaded`) rather than queue it behind a read that the busy event
+   * loop can only send when its turn ends. Never throws.
    *
    * @example
    * ```ts
@@ -167,16 +165,17 @@ export class ShieldEnforcer {
     if (shieldClass === undefined) return plan.rateLimit ? this.limit(plan.rateLimit, OPEN, ctx) : OPEN;
     try {
       const shield = this.shieldFor(shieldClass);
-      if (!wait && shield.keepWarm === undefined) return undefined;
-      const answer = shield.authenticate(ctx);
+      const answer = wait ? shield.authenticate(ctx) : shield.peek?.(ctx);
+      if (!wait && answer === undefined) return undefined;
       if (typeof (answer as PromiseLike<ShieldResult> | undefined)?.then !== 'function') {
         return this.afterShield(plan, this.judge(plan, shieldClass, answer as ShieldResult), ctx);
       }
       if (!wait) {
+        // peek must answer at once; a promise is not a verdict (and its rejection must not go unhandled).
         (answer as PromiseLike<ShieldResult>).then(undefined, (error: unknown) => this.unawaitedFailures.note(() => ({ shield: shieldClass.name, ...describeError(error) })));
         return undefined;
       }
-      return Promise.resolve(answer)
+      return Promise.resolve(answer as PromiseLike<ShieldResult>)
         .then((result) => this.afterShield(plan, this.judge(plan, shieldClass, result), ctx))
         .catch((error: unknown) => this.failed(shieldClass, error));
     } catch (error) {
