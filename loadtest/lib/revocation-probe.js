@@ -101,7 +101,8 @@ export function revocationProbe({ http, wsUrl, players, rate = 10 }) {
     } catch (error) {
       state.logoutStatus = `threw ${error?.message}`;
     }
-    state.loggedOutAt = performance.now();
+    // Only a 204 revoked the session: after any other answer its replies are no violation (the failed logout is counted on its own).
+    if (state.logoutStatus === 204) state.loggedOutAt = performance.now();
   }
 
   return {
@@ -148,7 +149,7 @@ export function revocationProbe({ http, wsUrl, players, rate = 10 }) {
       return {
         players: states.length,
         revoked: revoked.length,
-        logoutsFailed: revoked.filter((s) => s.logoutStatus !== 204).length,
+        logoutsFailed: states.filter((s) => s.logoutSentAt !== undefined && s.logoutStatus !== 204).length,
         closed4401: closed.length,
         closedBeforeLogoutAnswer: closed.filter((s) => s.closedAt < s.loggedOutAt).length,
         closeAfterLogoutMs: { p50: summary.p50, p99: summary.p99, max: summary.max },

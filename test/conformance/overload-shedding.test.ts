@@ -155,7 +155,7 @@ describe.skipIf(!redisUrl)('on Redis, a server whose loop is behind', () => {
     expect(reply).not.toBeInstanceOf(Promise); // refused at once, not queued behind the store read
     expect(reply).toMatchObject({ id: 2, ok: false, error: { code: 'overloaded' } });
     stack.dispatcher.shedWhenBehind(false);
-    // The store read the refused request started answers (peek reads the near cache only, never the store).
+    // The store read the refused request started (SessionAuth.peek on a miss) answers; sessions.peek reads the near cache only.
     await vi.waitFor(() => expect(stack!.sessions.peek(conn.credential)).toMatchObject({ id: 'saul' }), { timeout: 2000, interval: 10 });
     const next = move(3, 5);
     expect(next).not.toBeInstanceOf(Promise);

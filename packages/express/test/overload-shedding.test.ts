@@ -1,19 +1,30 @@
 /**
  * Degrade, do not spiral, over HTTP: while the server's event loop is far behind, a
- * shielded route answers 503 `overloaded` with `Retry-After` at once, its shield not
- * decided and its handler not run; routes without a shield are served; as soon as the
- * loop catches up, shielded routes are served again.
+ * guarded route answers 503 `overloaded` with `Retry-After` at once, its shield not
+ * decided and its handler not run; open routes and the /auth routes (a logout is a
+ * revocation) are served; as soon as the loop catches up, guarded routes are served again.
  */
 import 'reflect-metadata';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { ShieldEnforcer } from '@portcullis/core';
+import { AllowAnonymous, RateLimit, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createPortcullisApp } from '../src/index.js';
+import { Controller, createPortcullisApp, Get } from '../src/index.js';
 import { signupAndLogin, startHarness, type Harness } from './support/http-harness.js';
 import { ApiController, TestAuthController } from './support/test-controllers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An anonymous route guarded by a rate limit only. */
+@Controller('/board')
+class BoardController {
+  @AllowAnonymous
+  @RateLimit({ limit: 100, windowSeconds: 60, by: 'ip' })
+  @Get('/top')
+  top() {
+    return { top: [] };
+  }
+}
 
 /** Blocks this process's event loop for `ms` milliseconds, as a saturated server's turns do. */
 function stall(ms: number): void {
@@ -33,13 +44,13 @@ interface RawAnswer {
  * A keep-alive connection whose request is written to the socket at once (no client
  * event loop turn in between), so it waits in the kernel while this process stalls.
  */
-async function openConnection(url: string): Promise<{ socket: Socket; send(path: string, token?: string): Promise<RawAnswer> }> {
+async function openConnection(url: string): Promise<{ socket: Socket; send(path: string, token?: string, method?: 'GET' | 'POST'): Promise<RawAnswer> }> {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   await once(socket, 'connect');
   return {
     socket,
-    send(path, token) {
+    send(path, token, method = 'GET') {
       let text = '';
       const answer = new Promise<RawAnswer>((resolve, reject) => {
         const onData = (chunk: Buffer) => {
@@ -56,7 +67,7 @@ async function openConnection(url: string): Promise<{ socket: Socket; send(path:
         socket.on('data', onData);
         socket.once('error', reject);
       });
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\n${token ? `Authorization: Bearer ${token}\r\n` : ''}\r\n`);
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: test\r\n${token ? `Authorization: Bearer ${token}\r\n` : ''}Content-Length: 0\r\n\r\n`);
       return answer;
     },
   };
@@ -66,8 +77,8 @@ describe('shielded HTTP routes while the event loop is behind', () => {
   let h: Harness | undefined;
   const sockets: Socket[] = [];
 
-  async function start(app: { shedWhenBehind?: number | false } = {}): Promise<{ harness: Harness; player: string }> {
-    h = await startHarness({ controllers: [TestAuthController, ApiController], app });
+  async function start(app: { shedWhenBehind?: number | false } = { shedWhenBehind: 500 }): Promise<{ harness: Harness; player: string }> {
+    h = await startHarness({ controllers: [TestAuthController, ApiController, BoardController], app });
     const player = (await signupAndLogin(h, 'player1')).accessToken;
     await sleep(100); // past any stall of an earlier test
     return { harness: h, player };
@@ -110,6 +121,21 @@ describe('shielded HTTP routes while the event loop is behind', () => {
     expect(served.status).toBe(200);
     expect(JSON.parse(served.body)).toMatchObject({ id: expect.any(String), name: 'player1' });
     expect(decide).toHaveBeenCalledTimes(1);
+  });
+
+  it('sheds a route guarded by a rate limit only, and never a logout: a revocation is not refused for load', async () => {
+    const { harness, player } = await start();
+    const [board, logout, other] = await connections(harness.url, 3);
+    const session = (await harness.request('POST', '/auth/upgrade', { token: player, body: { token: player } })).json.accessToken as string;
+    const late = [board!.send('/board/top'), logout!.send('/auth/logout', session, 'POST')];
+    stall(700);
+    const [shed, loggedOut] = (await Promise.all(late)) as [RawAnswer, RawAnswer];
+    expect(shed.status).toBe(503);
+    expect(JSON.parse(shed.body)).toMatchObject({ error: 'overloaded' });
+    expect(loggedOut.status).toBe(204);
+    expect(await harness.container.resolve(TokenSessionSync).validate(session)).toBeUndefined();
+    await sleep(100); // the loop catches up
+    expect(await other!.send('/board/top')).toMatchObject({ status: 200 });
   });
 
   it('keeps serving when shedding is turned off, however late', async () => {

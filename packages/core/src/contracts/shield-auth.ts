@@ -44,12 +44,14 @@ export interface ShieldAuth {
   /**
    * Optional. The verdict `authenticate` would give, when the shield can give it at once
    * from what it holds (a cache, a store in this process); `undefined` when it would have
-   * to wait. While the server's event loop is behind, a request read soon after it was
-   * sent is decided by `peek`: answered with its verdict, or refused `overloaded` when
-   * there is none, so no request queues behind a lookup the busy loop can only send when
-   * its turn ends. A shield without `peek` is not asked then. On `undefined`, start what
-   * fills your cache for the credential (as `authenticate` would), so its next request
-   * finds it; never return a promise.
+   * to wait. While the server's event loop is behind, a gate call read soon after it was
+   * sent (WebSocket, TCP) is decided by `peek`: answered with its verdict, or refused
+   * `overloaded` when there is none, so no request queues behind a lookup the busy loop
+   * can only send when its turn ends. A shield without `peek` is not asked then (before
+   * `peek`, a shield with `keepWarm` was asked `authenticate`; add `peek` to keep such
+   * calls answered). On `undefined`, start what fills your cache for the credential (as
+   * `authenticate` would), so its next request finds it; never return a promise. A shield
+   * that wraps a built-in one passes `peek` on to it.
    *
    * @example
    * ```ts

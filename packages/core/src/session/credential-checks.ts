@@ -13,7 +13,7 @@ import type { SessionPairStore } from './session-pair-store.js';
 import type { AccessRecord } from './session-record.js';
 import { sessionKey } from './session-token.js';
 
-/** Sessions missing the near cache in one event-loop turn that share one store read, at most. */
+/** Session misses (or JWT checks) of one event-loop turn that share one store read, at most. */
 const MISS_BATCH = 64;
 
 /**

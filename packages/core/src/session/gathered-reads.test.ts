@@ -33,4 +33,10 @@ describe('GatheredReads', () => {
     mode = 'answer';
     expect(await gathered.read('d')).toBe('ok');
   });
+
+  it('fails every caller of a batch whose read answered fewer values than keys, rather than reading a gap as nothing there', async () => {
+    const gathered = new GatheredReads(async (keys: readonly string[]) => keys.slice(1).map(() => false), 64);
+    const outcomes = await Promise.allSettled([gathered.read('a'), gathered.read('b')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+  });
 });

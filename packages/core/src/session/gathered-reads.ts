@@ -21,7 +21,7 @@ interface Batch<K, T> {
  *
  * @example
  * ```ts
- * const reads = new GatheredReads((tokens) => pairs.findAccessMany(tokens), 64);
+ * const reads = new GatheredReads((tokens: readonly string[]) => pairs.findAccessMany(tokens), 64);
  * const record = await reads.read(token);
  * ```
  */
@@ -37,7 +37,11 @@ export class GatheredReads<K, T> {
     const batch = this.gathering ?? this.open();
     const index = batch.keys.push(key) - 1;
     if (batch.keys.length >= this.maxBatch) this.flush(batch);
-    return batch.answer.then((values) => values[index] as T);
+    return batch.answer.then((values) => {
+      // A short answer must not read as "nothing there" (for a JWT: not invalidated).
+      if (values.length !== batch.keys.length) throw new TypeError(`a gathered read answered ${values.length} values for ${batch.keys.length} keys`);
+      return values[index] as T;
+    });
   }
 
   private open(): Batch<K, T> {

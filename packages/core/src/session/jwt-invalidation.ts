@@ -94,10 +94,11 @@ export class JwtInvalidation {
     const perJwt = claims.map((c) => this.refs(c, true).slice(1));
     const values = await this.cache.getMany([STORE_EPOCH_REF, ...perJwt.flat()]);
     let at = 1;
+    let newEpoch: Promise<number> | undefined; // no epoch: one is started for the whole batch
     return Promise.all(
-      claims.map((c, i) => {
+      claims.map(async (c, i) => {
         const own = values.slice(at, (at += perJwt[i]!.length));
-        return this.decide([values[0], ...own], c, true) ?? this.predatesNewEpoch(c);
+        return this.decide([values[0], ...own], c, true) ?? c.iat < (await (newEpoch ??= establishStoreEpoch(this.cache)));
       }),
     );
   }

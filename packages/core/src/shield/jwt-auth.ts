@@ -63,7 +63,8 @@ export class JwtAuth implements ShieldAuth {
   /**
    * The verdict when the store can tell at once (the in-memory provider, or a
    * `jwt-near-cache-seconds` hit on Redis); undefined when it must be read. A miss reads
-   * nothing: without the JWT near cache the read would warm nothing.
+   * nothing: without the JWT near cache (the default) the read would warm nothing, and
+   * with it the JWT is read again by the first request decided once the loop keeps up.
    */
   peek(ctx: AuthContext): ShieldResult | undefined {
     const verified = this.verifySignature(ctx.credential, ctx.memo);

@@ -117,6 +117,16 @@ class RejectingLaterAuth extends RejectingAuth {
   }
 }
 
+/** A shield written before `peek`: a cache it keeps warm, and an answer at once, but no `peek`. */
+class KeepWarmOnlyAuth implements ShieldAuth {
+  static asked = 0;
+  authenticate(): ShieldResult {
+    KeepWarmOnlyAuth.asked++;
+    return { ok: true, principal: { id: 'kw-1', name: undefined, roles: [], claims: {}, via: 'custom' } };
+  }
+  keepWarm(): void {}
+}
+
 class SloppyAuth implements ShieldAuth {
   authenticate(): ShieldResult {
     return { ok: true } as never;
@@ -151,6 +161,7 @@ class Api {
   @Shield(WarmingAuth) @RateLimit({ limit: 1, windowSeconds: 60, by: 'connection' }) warming(): void {}
   @Shield(ThrowingWarmAuth) throwingWarm(): void {}
   @Shield(RejectingWarmAuth) rejectingWarm(): void {}
+  @Shield(KeepWarmOnlyAuth) keepWarmOnly(): void {}
 }
 
 @Authorize({ roles: ['moderator', 'admin'] })
@@ -293,9 +304,13 @@ describe('ShieldEnforcer.decideAtOnce (a server that is behind)', () => {
 
   it('does not ask a shield without peek: its lookup would be made for a refusal', () => {
     LaterAuth.asked = 0;
+    KeepWarmOnlyAuth.asked = 0;
     expect(enforcer.decideAtOnce(plan('later'), ctx('later-key'))).toBeUndefined();
     expect(enforcer.decideAtOnce(plan('exploding'), ctx('k'))).toBeUndefined();
+    // keepWarm alone is no longer taken to mean "authenticate answers at once".
+    expect(enforcer.decideAtOnce(plan('keepWarmOnly'), ctx('k'))).toBeUndefined();
     expect(LaterAuth.asked).toBe(0);
+    expect(KeepWarmOnlyAuth.asked).toBe(0);
   });
 
   it('never throws: a peek that answers a promise gets no verdict, and its rejection is logged once, without a secret', async () => {

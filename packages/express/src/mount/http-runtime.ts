@@ -39,11 +39,14 @@ export interface PortcullisHttpOptions {
    */
   readonly connectionMemo?: boolean;
   /**
-   * While the event loop is more than this many milliseconds behind, shielded routes
-   * answer 503 `overloaded` with `Retry-After` at once, their shield not decided and
-   * their handler not run (the shield only keeps its cache of the credential warm), so
-   * a saturated server spends its time catching up. Default 500; `false` never sheds.
-   * Routes without a shield are not shed (logins and signups have their own bound).
+   * While the event loop is more than this many milliseconds behind, guarded routes (a
+   * shield, the fallback shield, or a `@RateLimit`) answer 503 `overloaded` with
+   * `Retry-After` at once, their shield not decided and their handler not run (the shield
+   * only keeps its cache of the credential warm), so a saturated server spends its time
+   * catching up. Default 500; `false` never sheds. Open routes and the routes of a
+   * `JwtAuthController` are never shed: logins and signups have their own bound, and a
+   * logout refused for load would keep alive a session its owner wants ended. This is
+   * the HTTP side only; gate calls have `GateDispatcher.shedWhenBehind`.
    */
   readonly shedWhenBehind?: number | false;
 }
@@ -138,15 +141,18 @@ export class HttpRuntime {
   /**
    * Like {@link shieldMiddleware}, but calls `proceed` when the request passes, so
    * a route can run its guard and handler as one express layer. `where` (e.g.
-   * `POST /auth/signup`) names the route in the start-up list of anonymous routes.
-   * Undefined when the enforcer answers the plan open without looking at the request.
+   * `POST /auth/signup`) names the route in the start-up list of anonymous routes;
+   * `sheddable: false` keeps the route answering while the loop is behind (see
+   * `shedWhenBehind`). Undefined when the enforcer answers the plan open without
+   * looking at the request.
    */
-  guard(plan: ShieldPlan, where?: string): ((req: Request, res: Response, next: NextFunction, proceed: RequestHandler) => void) | undefined {
+  guard(plan: ShieldPlan, where?: string, sheddable = true): ((req: Request, res: Response, next: NextFunction, proceed: RequestHandler) => void) | undefined {
     this.enforcer.prepare(plan, where);
     if (this.enforcer.isOpen(plan)) return undefined;
+    const shedder = sheddable ? this.#shedder : undefined;
     return (req, res, next, proceed) => {
       const ctx = this.contextOf(req);
-      if (this.#shedder.isBehind()) return this.#shed(plan, ctx, res);
+      if (shedder?.isBehind()) return this.#shed(plan, ctx, res);
       // A shield that could answer at once (a JWT with the in-memory store) lets the
       // handler run in this tick: no promise hop (and no closure) on the hot path.
       const verdict = this.enforcer.decide(plan, ctx);

@@ -58,7 +58,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const stack = await createMemoryTestStack({ key: TEST_KEY, env: options.env, loggers: options.loggers });
   const { container, config, stores } = stack;
   options.register?.(container);
-  const app = options.build ? options.build(container) : createPortcullisApp(container, { controllers: options.controllers ?? [], ...options.app });
+  // Like the core test stacks, the app never sheds unless told to: a test run on a busy machine may stall.
+  const app = options.build ? options.build(container) : createPortcullisApp(container, { controllers: options.controllers ?? [], shedWhenBehind: false, ...options.app });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
