@@ -118,7 +118,8 @@ export class GateDispatcher {
    * thousands of sockets can run its timers seconds late while each socket is read
    * within a fraction of a second (libuv reads up to 48 batches of 1,024 ready sockets
    * before it runs a timer): the second rule keeps it answering then. `false` never
-   * sheds. Default 500 ms.
+   * sheds. Default 500 ms. HTTP routes have a setting of their own (the express
+   * options' `shedWhenBehind`).
    *
    * @example
    * ```ts

@@ -58,7 +58,8 @@ function invoke(instance: object, handler: string | symbol): RequestHandler {
  * that answers `{error, message}`. Shields are resolved now, so missing services
  * fail at start-up, and the routes that answer anonymously are logged once.
  *
- * @throws TypeError when a class has no `@Controller` or no routes; a `PortcullisError`
+ * @throws TypeError when a class has no `@Controller` or no routes, or `shedWhenBehind` is
+ *   neither a positive number nor `false`; a `PortcullisError`
  *   (`config_invalid`) naming the setting, the config file read, or the `@inject` to add
  *   when a controller or shield cannot be built.
  * @example
