@@ -7,15 +7,16 @@
 import 'reflect-metadata';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { AllowAnonymous, RateLimit, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
+import { AllowAnonymous, JwtShield, RateLimit, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Controller, createPortcullisApp, Get } from '../src/index.js';
+import type { Request } from 'express';
+import { Controller, createPortcullisApp, Get, NeverShed, principalId } from '../src/index.js';
 import { signupAndLogin, startHarness, type Harness } from './support/http-harness.js';
 import { ApiController, TestAuthController } from './support/test-controllers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** An anonymous route guarded by a rate limit only. */
+/** An anonymous route guarded by a rate limit only, and one marked never to be shed. */
 @Controller('/board')
 class BoardController {
   @AllowAnonymous
@@ -24,7 +25,27 @@ class BoardController {
   top() {
     return { top: [] };
   }
+
+  @NeverShed
+  @JwtShield
+  @Get('/ban')
+  ban(req: Request) {
+    return { banned: principalId(req) };
+  }
 }
+
+/** Every route of the class is never shed, its subclass's too. */
+@NeverShed
+@Controller('/calm')
+class CalmController {
+  @JwtShield
+  @Get('/me')
+  me(req: Request) {
+    return { id: principalId(req) };
+  }
+}
+@Controller('/calmer')
+class CalmerController extends CalmController {}
 
 /** Blocks this process's event loop for `ms` milliseconds, as a saturated server's turns do. */
 function stall(ms: number): void {
@@ -73,12 +94,12 @@ async function openConnection(url: string): Promise<{ socket: Socket; send(path:
   };
 }
 
-describe('shielded HTTP routes while the event loop is behind', () => {
+describe('guarded HTTP routes while the event loop is behind', () => {
   let h: Harness | undefined;
   const sockets: Socket[] = [];
 
   async function start(app: { shedWhenBehind?: number | false } = { shedWhenBehind: 500 }): Promise<{ harness: Harness; player: string }> {
-    h = await startHarness({ controllers: [TestAuthController, ApiController, BoardController], app });
+    h = await startHarness({ controllers: [TestAuthController, ApiController, BoardController, CalmerController], app });
     const player = (await signupAndLogin(h, 'player1')).accessToken;
     await sleep(100); // past any stall of an earlier test
     return { harness: h, player };
@@ -138,6 +159,17 @@ describe('shielded HTTP routes while the event loop is behind', () => {
     expect(await other!.send('/board/top')).toMatchObject({ status: 200 });
   });
 
+  it('never sheds a route marked @NeverShed, on its method or its (base) class', async () => {
+    const { harness, player } = await start();
+    const [ban, calm, shed] = await connections(harness.url, 3);
+    const late = [ban!.send('/board/ban', player), calm!.send('/calmer/me', player), shed!.send('/api/me', player)];
+    stall(700);
+    const [banned, calmed, refused] = (await Promise.all(late)) as [RawAnswer, RawAnswer, RawAnswer];
+    expect(banned.status).toBe(200);
+    expect(calmed.status).toBe(200);
+    expect(refused.status).toBe(503);
+  });
+
   it('keeps serving when shedding is turned off, however late', async () => {
     const { harness, player } = await start({ shedWhenBehind: false });
     const [a] = await connections(harness.url, 1);
@@ -152,6 +184,11 @@ describe('shielded HTTP routes while the event loop is behind', () => {
     const late = a!.send('/api/me', player);
     stall(700);
     expect((await late).status).toBe(200);
+  });
+
+  it('@NeverShed decorates only a class or a method', () => {
+    expect(() => NeverShed({}, 'field', { value: 1 })).toThrow(TypeError);
+    expect(() => NeverShed({})).toThrow(TypeError);
   });
 
   it('refuses a limit that is not a positive number of milliseconds, or false, when the app is built', async () => {

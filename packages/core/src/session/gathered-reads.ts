@@ -38,7 +38,7 @@ export class GatheredReads<K, T> {
     const index = batch.keys.push(key) - 1;
     if (batch.keys.length >= this.maxBatch) this.flush(batch);
     return batch.answer.then((values) => {
-      // A short answer must not read as "nothing there" (for a JWT: not invalidated).
+      // A short answer must not read as "nothing there" for the keys it left out.
       if (values.length !== batch.keys.length) throw new TypeError(`a gathered read answered ${values.length} values for ${batch.keys.length} keys`);
       return values[index] as T;
     });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { JwtClaims } from '../contracts/tokens.js';
 import { silentLoggerFactory } from '../logging/logger.js';
 import { MemoryCacheStore } from '../store/memory-cache-store.js';
@@ -41,10 +41,21 @@ describe('JwtInvalidation.isInvalidatedMany', () => {
   });
 
   it('starts a store epoch once for the batch when the store has none, and refuses what predates it', async () => {
-    const { cache, jwts } = invalidation();
     const now = epochSecondsNow();
-    const answers = await jwts.isInvalidatedMany([claims('ana', 'j1', 'f1', now - 5), claims('ben', 'j2', undefined, now + 5)]);
-    expect(answers).toEqual([true, false]);
+    const { cache, jwts } = invalidation();
+    await cache.delete(...STORE_EPOCH_REF); // as a store that lost its data
+    const epochWrites = vi.spyOn(cache, 'setIfAbsent');
+    const batch = [claims('ana', 'j1', 'f1', now - 5), claims('ben', 'j2', undefined, now + 5), claims('cai', 'j3', undefined, now - 5)];
+    expect(await jwts.isInvalidatedMany(batch)).toEqual([true, false, true]);
+    expect(epochWrites.mock.calls.filter(([ns]) => ns === STORE_EPOCH_REF[0])).toHaveLength(1);
     expect(await cache.get(...STORE_EPOCH_REF)).toBeGreaterThanOrEqual(now);
+  });
+
+  it('fails closed when the store answers fewer values than keys, rather than reading a missing marker as not revoked', async () => {
+    const { cache, jwts } = invalidation();
+    await jwts.markUsed(claims('ana', 'j1'));
+    vi.spyOn(cache, 'getMany').mockResolvedValue([epochSecondsNow() - 100]);
+    await expect(jwts.isInvalidatedMany([claims('ana', 'j1'), claims('ben', 'j2')])).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(jwts.isInvalidated(claims('ana', 'j1'))).rejects.toMatchObject({ code: 'unavailable' });
   });
 });

@@ -5,6 +5,7 @@
  * epoch are refused, because the markers that could have revoked them may be lost.
  */
 import type { JwtClaims } from '../contracts/tokens.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
 import type { CacheRef, CacheStore } from '../store/cache-store.js';
 import { epochSecondsNow, establishStoreEpoch, STORE_EPOCH_REF } from '../store/store-epoch.js';
 
@@ -83,16 +84,17 @@ export class JwtInvalidation {
 
   /** True when the `jti` was used, or its family or principal revoked, or it predates the store's data. One round trip. */
   async isInvalidated(claims: JwtClaims): Promise<boolean> {
-    return this.decide(await this.cache.getMany(this.refs(claims, true)), claims, true) ?? this.predatesNewEpoch(claims);
+    return this.decide(await this.read(this.refs(claims, true)), claims, true) ?? this.predatesNewEpoch(claims);
   }
 
   /**
    * {@link isInvalidated} for many JWTs in one store read (one `MGET` on a single Redis),
-   * the store epoch read once for all of them; the answers in the order of `claims`.
+   * the store epoch read once for all of them (and, when the store has none, started once);
+   * the answers in the order of `claims`.
    */
   async isInvalidatedMany(claims: readonly JwtClaims[]): Promise<boolean[]> {
     const perJwt = claims.map((c) => this.refs(c, true).slice(1));
-    const values = await this.cache.getMany([STORE_EPOCH_REF, ...perJwt.flat()]);
+    const values = await this.read([STORE_EPOCH_REF, ...perJwt.flat()]);
     let at = 1;
     let newEpoch: Promise<number> | undefined; // no epoch: one is started for the whole batch
     return Promise.all(
@@ -118,7 +120,7 @@ export class JwtInvalidation {
    * lineage of a session pair (its principal, family and when it was made).
    */
   async isLineageRevoked(lineage: Lineage): Promise<boolean> {
-    return this.decide(await this.cache.getMany(this.refs(lineage, false)), lineage, false) ?? this.predatesNewEpoch(lineage);
+    return this.decide(await this.read(this.refs(lineage, false)), lineage, false) ?? this.predatesNewEpoch(lineage);
   }
 
   /**
@@ -133,6 +135,18 @@ export class JwtInvalidation {
     const family = typeof claims.fam === 'string' ? values[i] : undefined;
     if (used !== undefined || family !== undefined || this.cutOffCovers(cutoff, claims)) return true;
     return typeof epoch === 'number' ? claims.iat < epoch : undefined;
+  }
+
+  /**
+   * The markers, one value per ref. A short answer would read a missing marker as "not
+   * revoked": it fails closed instead.
+   *
+   * @throws PortcullisError `unavailable` when the store answers another number of values.
+   */
+  private async read(refs: readonly CacheRef[]): Promise<readonly unknown[]> {
+    const values = await this.cache.getMany(refs);
+    if (values.length !== refs.length) throw new PortcullisError('unavailable', `the store answered ${values.length} values for ${refs.length} keys`);
+    return values;
   }
 
   /** No epoch: the store is new or lost its data (revocations included); start one now. */

@@ -14,6 +14,7 @@ import { inject } from 'tsyringe';
 import { clientIp } from '../http/client-address.js';
 import { authContextOf } from '../http/request-auth.js';
 import { Controller } from '../routing/controller.decorator.js';
+import { NeverShed } from '../routing/never-shed.decorator.js';
 import { Delete, Get, Post } from '../routing/route.decorators.js';
 import { jsonObjectBody, requiredString } from './request-body.js';
 import type { UpgradeContext } from './upgrade-context.js';
@@ -184,6 +185,7 @@ export abstract class JwtAuthController {
    * Revokes that session pair (or that JWT and its login family); sockets
    * authenticated with it are closed through the revocation event.
    */
+  @NeverShed
   @Shield(SessionOrJwtAuth)
   @Post('/logout')
   async logout(req: Request, res: Response): Promise<void> {
@@ -195,6 +197,7 @@ export abstract class JwtAuthController {
    * `GET /auth/sessions` with a Bearer access token (JWT or session) → 200: the caller's
    * live logins, newest first, the caller's own marked `current`.
    */
+  @NeverShed
   @Shield(SessionOrJwtAuth)
   @Get('/sessions')
   async listSessions(req: Request): Promise<SessionsResponse> {
@@ -205,6 +208,7 @@ export abstract class JwtAuthController {
    * `DELETE /auth/sessions/{id}` → 204: that login of the caller ends everywhere (its
    * JWTs, its session pairs, their sockets); 404 `not_found` when it is not the caller's.
    */
+  @NeverShed
   @Shield(SessionOrJwtAuth)
   @Delete('/sessions/:id')
   async deleteSession(req: Request, res: Response): Promise<void> {
@@ -215,6 +219,7 @@ export abstract class JwtAuthController {
   }
 
   /** `DELETE /auth/sessions` → 204: every login of the caller except the current one ends. */
+  @NeverShed
   @Shield(SessionOrJwtAuth)
   @Delete('/sessions')
   async deleteOtherSessions(req: Request, res: Response): Promise<void> {

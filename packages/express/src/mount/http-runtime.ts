@@ -43,9 +43,10 @@ export interface PortcullisHttpOptions {
    * shield, the fallback shield, or a `@RateLimit`) answer 503 `overloaded` with
    * `Retry-After` at once, their shield not decided and their handler not run (the shield
    * only keeps its cache of the credential warm), so a saturated server spends its time
-   * catching up. Default 500; `false` never sheds. Open routes and the routes of a
-   * `JwtAuthController` are never shed: logins and signups have their own bound, and a
-   * logout refused for load would keep alive a session its owner wants ended. This is
+   * catching up. Default 500; `false` never sheds. Open routes (logins and signups have
+   * their own bound) and routes marked `@NeverShed` are never shed; portcullis marks its
+   * logout and session routes, since a revocation refused for load keeps alive a session
+   * its owner wants ended. The plain middleware takes the option per middleware. This is
    * the HTTP side only; gate calls have `GateDispatcher.shedWhenBehind`.
    */
   readonly shedWhenBehind?: number | false;
@@ -99,7 +100,7 @@ export class HttpRuntime {
         }
       : connectionClientId;
     this.#perConnectionMemo = options.connectionMemo ?? true;
-    this.#shedder = new LoadShedder(this.log, 'shielded HTTP requests');
+    this.#shedder = new LoadShedder(this.log, 'guarded HTTP requests');
     if (options.shedWhenBehind !== undefined) this.#shedder.setLimit(options.shedWhenBehind);
   }
 
@@ -142,8 +143,8 @@ export class HttpRuntime {
    * Like {@link shieldMiddleware}, but calls `proceed` when the request passes, so
    * a route can run its guard and handler as one express layer. `where` (e.g.
    * `POST /auth/signup`) names the route in the start-up list of anonymous routes;
-   * `sheddable: false` keeps the route answering while the loop is behind (see
-   * `shedWhenBehind`). Undefined when the enforcer answers the plan open without
+   * `sheddable: false` keeps the route answering while the loop is behind (`@NeverShed`;
+   * see `shedWhenBehind`). Undefined when the enforcer answers the plan open without
    * looking at the request.
    */
   guard(plan: ShieldPlan, where?: string, sheddable = true): ((req: Request, res: Response, next: NextFunction, proceed: RequestHandler) => void) | undefined {

@@ -5,9 +5,9 @@ import { readShieldPlan, resolveAtStartup, severalAuthorizations } from '@portcu
 import express, { type Express, type IRouter, type RequestHandler, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { portcullisErrorHandler, sendError } from '../http/error-handler.js';
-import { JwtAuthController } from '../auth/jwt-auth-controller.js';
 import { HTTP_ERROR_TABLE } from '../http/http-status-table.js';
 import { jsonBody } from '../http/json-body.js';
+import { isNeverShed } from '../routing/never-shed.decorator.js';
 import { readControllerPrefix, readControllerRoutes } from '../routing/route-metadata.js';
 import { HttpRuntime, type PortcullisHttpOptions } from './http-runtime.js';
 import { ensureInjectable } from './injectable-controller.js';
@@ -84,15 +84,13 @@ export function mountControllers(
     if (routes.length === 0) throw new TypeError(`${controller.name} declares no routes (@Get, @Post, …)`);
     ensureInjectable(controller);
     const instance = resolveAtStartup(container, controller) as object;
-    // The /auth routes keep answering while the loop is behind: see PortcullisHttpOptions.shedWhenBehind.
-    const sheddable = !(instance instanceof JwtAuthController);
     for (const route of routes) {
       const handle = invoke(instance, route.handler);
       // GET has no body to parse; skipping the parser keeps reads as cheap as they can be.
       const withBody: RequestHandler = route.method === 'get'
         ? handle
         : (req, res, next) => parseJson(req, res, (error?: unknown) => (error ? next(error) : handle(req, res, next)));
-      const guard = runtime.guard(readShieldPlan(controller, route.handler), `${route.method.toUpperCase()} ${route.fullPath}`, sheddable);
+      const guard = runtime.guard(readShieldPlan(controller, route.handler), `${route.method.toUpperCase()} ${route.fullPath}`, !isNeverShed(controller, route.handler));
       // Guard, body and handler run as one express layer: fewer router hops per request.
       const layer: RequestHandler = guard
         ? (req, res, next) => guard(req, res, next, withBody)
