@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { AllowAnonymous, JwtShield, RateLimit, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Request } from 'express';
-import { Controller, createPortcullisApp, Get, NeverShed, principalId } from '../src/index.js';
+import { Controller, createPortcullisApp, Get, jwtShield, NeverShed, principalId } from '../src/index.js';
 import { signupAndLogin, startHarness, type Harness } from './support/http-harness.js';
 import { ApiController, TestAuthController } from './support/test-controllers.js';
 
@@ -191,10 +191,11 @@ describe('guarded HTTP routes while the event loop is behind', () => {
     expect(() => NeverShed({})).toThrow(TypeError);
   });
 
-  it('refuses a limit that is not a positive number of milliseconds, or false, when the app is built', async () => {
+  it('refuses a limit that is not a positive number of milliseconds, or false, when the app or the middleware is built', async () => {
     const { harness } = await start();
     for (const bad of [0, -1, Number.NaN, Infinity, '500', true]) {
       expect(() => createPortcullisApp(harness.container, { controllers: [ApiController], shedWhenBehind: bad as never })).toThrow(TypeError);
+      expect(() => jwtShield({ container: harness.container, shedWhenBehind: bad as never })).toThrow(TypeError);
     }
   });
 });

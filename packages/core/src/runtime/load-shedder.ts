@@ -29,13 +29,22 @@ export class LoadShedder {
   }
 
   /**
+   * The limit a `shedWhenBehind` setting gives: its milliseconds, or Infinity for `false`.
+   *
+   * @throws TypeError for anything but a positive number of milliseconds or `false`.
+   */
+  static limitOf(lagMs: number | false): number {
+    if (lagMs !== false && !(Number.isFinite(lagMs) && lagMs > 0)) throw new TypeError(`shedWhenBehind takes a positive number of milliseconds or false, got ${lagMs}`);
+    return lagMs === false ? Infinity : lagMs;
+  }
+
+  /**
    * Sets how far behind the loop may be before requests are refused; `false` never refuses.
    *
    * @throws TypeError for anything but a positive number of milliseconds or `false`.
    */
   setLimit(lagMs: number | false): void {
-    if (lagMs !== false && !(Number.isFinite(lagMs) && lagMs > 0)) throw new TypeError(`shedWhenBehind takes a positive number of milliseconds or false, got ${lagMs}`);
-    this.lagMs = lagMs === false ? Infinity : lagMs;
+    this.lagMs = LoadShedder.limitOf(lagMs);
   }
 
   /** The lag beyond which requests are refused; Infinity when they never are. */

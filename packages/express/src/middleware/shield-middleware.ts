@@ -7,7 +7,7 @@ import {
   Authorize, JwtAuth, SessionAuth, Shield,
   type AuthContext, type ShieldAuth, type ShieldClass, type ShieldResult,
 } from '@portcullis/core';
-import { readShieldPlan, type ShieldPlan } from '@portcullis/core/transport';
+import { LoadShedder, readShieldPlan, type ShieldPlan } from '@portcullis/core/transport';
 import type { RequestHandler } from 'express';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { establishedPrincipal } from '../http/request-auth.js';
@@ -15,6 +15,8 @@ import { HttpRuntime, type PortcullisHttpOptions } from '../mount/http-runtime.j
 
 /**
  * Options of the plain middleware: the HTTP options plus the container to resolve shields from.
+ * Each middleware takes them on its own: `shedWhenBehind: false` on a route that revokes keeps
+ * it answering while the loop is behind.
  *
  * @example
  * ```ts
@@ -44,6 +46,8 @@ function planOf(...decorators: Array<(target: Function) => void>): ShieldPlan {
 }
 
 function lazyMiddleware(options: ShieldMiddlewareOptions, pick: (runtime: HttpRuntime) => RequestHandler): RequestHandler {
+  // The runtime is built on the first request (the container may not be ready before); a bad setting fails now.
+  if (options.shedWhenBehind !== undefined) LoadShedder.limitOf(options.shedWhenBehind);
   let handler: RequestHandler | undefined;
   return (req, res, next) => {
     handler ??= pick(new HttpRuntime(options.container ?? rootContainer, options));
@@ -54,6 +58,7 @@ function lazyMiddleware(options: ShieldMiddlewareOptions, pick: (runtime: HttpRu
 /**
  * Middleware protecting a route with any shield class, like `@Shield(AuthClass)`.
  *
+ * @throws TypeError when `shedWhenBehind` is neither a positive number nor `false`.
  * @example
  * ```ts
  * app.get('/keys', shield(ApiKeyAuth, { container }), (req, res) => res.json({ id: principalId(req) }));
