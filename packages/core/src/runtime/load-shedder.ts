@@ -14,7 +14,7 @@ export const DEFAULT_SHED_LAG_MS = 500;
  *
  * @example
  * ```ts
- * const shedder = new LoadShedder(log, 'HTTP requests');
+ * const shedder = new LoadShedder(log, 'guarded HTTP requests');
  * if (shedder.isBehind()) return sendPortcullisError(res, new OverloadedError('requests', shedder.refused() / 1000));
  * ```
  */

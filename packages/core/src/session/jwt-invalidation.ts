@@ -5,7 +5,6 @@
  * epoch are refused, because the markers that could have revoked them may be lost.
  */
 import type { JwtClaims } from '../contracts/tokens.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
 import type { CacheRef, CacheStore } from '../store/cache-store.js';
 import { epochSecondsNow, establishStoreEpoch, STORE_EPOCH_REF } from '../store/store-epoch.js';
 
@@ -110,8 +109,10 @@ export class JwtInvalidation {
    * process (memory) and has its epoch; undefined when only `isInvalidated` can tell.
    */
   isInvalidatedNow(claims: JwtClaims): boolean | undefined {
-    const values = this.cache.peekMany?.(this.refs(claims, true));
-    return values === undefined ? undefined : this.decide(values, claims, true);
+    const refs = this.refs(claims, true);
+    const values = this.cache.peekMany?.(refs);
+    // A short answer is left to isInvalidated, which refuses it.
+    return values === undefined || values.length !== refs.length ? undefined : this.decide(values, claims, true);
   }
 
   /**
@@ -138,14 +139,15 @@ export class JwtInvalidation {
   }
 
   /**
-   * The markers, one value per ref. A short answer would read a missing marker as "not
-   * revoked": it fails closed instead.
+   * The markers, one value per ref. A short answer (a store adapter's bug, not an outage)
+   * would read a missing marker as "not revoked": it fails closed instead, with an error
+   * the shield enforcer logs and answers `unavailable`.
    *
-   * @throws PortcullisError `unavailable` when the store answers another number of values.
+   * @throws TypeError when the store answers another number of values.
    */
   private async read(refs: readonly CacheRef[]): Promise<readonly unknown[]> {
     const values = await this.cache.getMany(refs);
-    if (values.length !== refs.length) throw new PortcullisError('unavailable', `the store answered ${values.length} values for ${refs.length} keys`);
+    if (values.length !== refs.length) throw new TypeError(`the store answered ${values.length} values for ${refs.length} keys`);
     return values;
   }
 

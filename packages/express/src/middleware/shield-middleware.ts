@@ -15,8 +15,8 @@ import { HttpRuntime, type PortcullisHttpOptions } from '../mount/http-runtime.j
 
 /**
  * Options of the plain middleware: the HTTP options plus the container to resolve shields from.
- * Each middleware takes them on its own: `shedWhenBehind: false` on a route that revokes keeps
- * it answering while the loop is behind.
+ * Each middleware takes them on its own: `shedWhenBehind: false` on every portcullis middleware
+ * of a route that revokes keeps it answering while the loop is behind.
  *
  * @example
  * ```ts

@@ -6,7 +6,8 @@ const NEVER_SHED_METADATA = Symbol.for('portcullis:express:never-shed');
 /**
  * Keeps a guarded route answering while the event loop is behind, where it would be
  * refused 503 `overloaded` (see `shedWhenBehind`). On a method it marks that route; on a
- * class, every route of the class. Subclasses inherit it. Put it on routes that revoke:
+ * class, every route of the class. Subclasses inherit it, and an override of a marked method
+ * stays marked. Put it on routes that revoke:
  * refusing a logout, a ban or an account deletion for load keeps alive a credential its
  * owner (or your moderators) want ended, for as long as anyone can keep the server
  * saturated. portcullis marks the guarded routes of `JwtAuthController` (logout and the
