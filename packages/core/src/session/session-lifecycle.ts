@@ -177,14 +177,18 @@ export class SessionLifecycle {
     const { session, replacedAccessKey, replacedAccessToken, fam } = rotated;
     await reuse.recordSession(key, { usedAt: Date.now(), principalId: session.principal.id, next: sessionKey(session.refreshToken) }, markerMs);
     await hub.publish(rotationEvent(replacedAccessKey, replacedAccessToken, session.accessToken));
-    // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
-    if (await jwts.isLineageRevoked({ sub: session.principal.id, fam, iat: startedSec })) {
-      await this.revokePair(session.accessToken);
-      throw new TokenError('revoked');
-    }
-    await this.trimSessions(session.principal.id);
     const result: RefreshResult = { kind: 'session', session };
-    await reuse.keepSuccessor(refreshToken, result);
+    try {
+      // A family revocation or revokeAllFor that ran while the new pair was written may have missed it.
+      if (await jwts.isLineageRevoked({ sub: session.principal.id, fam, iat: startedSec })) throw new TokenError('revoked');
+      await this.trimSessions(session.principal.id);
+      await reuse.keepSuccessor(refreshToken, result);
+    } catch (error) {
+      // The caller does not receive the new pair, and a retry finds no successor kept: nobody
+      // could use the pair, so it must not live on until it expires.
+      await this.revokePair(session.accessToken).catch(() => undefined);
+      throw error;
+    }
     await logins.touch(fam);
     return result;
   }
