@@ -49,10 +49,14 @@ for (const { name, env: found } of everyRedisTopology()) describe.skipIf(!found)
     await peer.send(peer.seal({ id: 1, portal: '/game', gate: 'move', data: { x: 1, y: 1 } }));
     expect((await peer.reply(1)).reply).toEqual({ id: 1, ok: true, data: { x: 1, y: 1, by: 'oscar' } });
     await serverB.sessions.revoke(session.accessToken);
+    // Until the revocation event reaches server A its answer may still be ok; each attempt has an
+    // id of its own, so a late ok to an earlier attempt is never read as the answer to a later one.
+    let id = 1;
     await expect
       .poll(async () => {
-        await peer.send(peer.seal({ id: 2, portal: '/game', gate: 'move', data: { x: 1, y: 1 } }));
-        return (await peer.reply(2)).reply;
+        id++;
+        await peer.send(peer.seal({ id, portal: '/game', gate: 'move', data: { x: 1, y: 1 } }));
+        return (await peer.reply(id)).reply;
       }, { timeout: 5000 })
       .toMatchObject({ ok: false, error: { code: 'unauthorized' } });
     await peer.close();
