@@ -83,7 +83,7 @@ export class JwtInvalidation {
 
   /** True when the `jti` was used, or its family or principal revoked, or it predates the store's data. One round trip. */
   async isInvalidated(claims: JwtClaims): Promise<boolean> {
-    return this.decide(await this.read(this.refs(claims, true)), claims, true) ?? this.predatesNewEpoch(claims);
+    return (await this.isInvalidatedMany([claims]))[0]!;
   }
 
   /**
