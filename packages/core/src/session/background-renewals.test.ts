@@ -33,28 +33,36 @@ describe('BackgroundRenewals', () => {
     vi.useFakeTimers();
     const reads = heldReads();
     const renewals = new BackgroundRenewals(reads.read);
-    for (let i = 0; i < 600; i++) renewals.offer(`s${i}`);
+    for (let i = 0; i < 100; i++) renewals.offer(`s${i}`);
     expect(reads.batches).toHaveLength(0); // gathered first
+    for (let i = 100; i < 600; i++) renewals.offer(`s${i}`);
     await vi.advanceTimersByTimeAsync(25);
     expect(reads.batches.map((b) => b.length)).toEqual([256, 256, 88]);
     expect(new Set(reads.batches.flat()).size).toBe(600);
   });
 
-  it('keeps at most 16,384 entries waiting and 64 reads in flight, and sends the rest as reads finish', async () => {
+  it('sends a full batch at once, without waiting for a timer (which a loop turn of seconds would hold back)', () => {
+    const reads = heldReads();
+    const renewals = new BackgroundRenewals(reads.read);
+    for (let i = 0; i < 600; i++) renewals.offer(`s${i}`);
+    // Nothing has run but this loop: no timer fired.
+    expect(reads.batches.map((b) => b.length)).toEqual([256, 256]);
+  });
+
+  it('keeps at most 64 reads in flight and 16,384 entries waiting, and sends the rest as reads finish', async () => {
     vi.useFakeTimers();
     const reads = heldReads();
     const renewals = new BackgroundRenewals(reads.read);
     let taken = 0;
-    for (let i = 0; i < 20_000; i++) if (renewals.offer(`s${i}`)) taken++;
-    expect(taken).toBe(16_384);
-    await vi.advanceTimersByTimeAsync(25);
-    expect(reads.batches).toHaveLength(64); // 64 × 256: every waiting entry, in as many reads as may be in flight
-    for (let i = 0; i < 1_000; i++) renewals.offer(`late${i}`);
+    for (let i = 0; i < 40_000; i++) if (renewals.offer(`s${i}`)) taken++;
+    // 64 full reads went as they filled (64 × 256), and 16,384 more wait.
+    expect(reads.batches).toHaveLength(64);
+    expect(taken).toBe(2 * 16_384);
     await vi.advanceTimersByTimeAsync(25);
     expect(reads.batches).toHaveLength(64); // none more while 64 are in flight
     await reads.finishAll();
     await vi.advanceTimersByTimeAsync(25);
-    expect(reads.batches.slice(64).flat()).toHaveLength(1_000);
+    expect(reads.batches.slice(64).flat()).toHaveLength(16_384);
     expect(reads.maxInFlight).toBe(64);
   });
 });

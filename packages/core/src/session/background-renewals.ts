@@ -15,8 +15,8 @@ const MAX_RENEWAL_READS = MAX_QUEUED_RENEWALS / RENEWAL_BATCH;
 
 /**
  * The background half of a near cache's renewal ahead of expiry: entries in use are
- * offered as their end nears, gathered for a few milliseconds, and read again
- * {@link RENEWAL_BATCH} at a time, a bounded number of reads in flight (each instance its
+ * offered as their end nears, gathered for a few milliseconds (or until a batch is full),
+ * and read again {@link RENEWAL_BATCH} at a time, a bounded number of reads in flight (each instance its
  * own bounds), so entries made together do not fall out, and back onto the store,
  * together, unless more than {@link MAX_QUEUED_RENEWALS} wait at once. `readBatch` reads
  * one batch and renews (or drops) its entries; a read that fails leaves them to end on
@@ -35,11 +35,17 @@ export class BackgroundRenewals {
 
   constructor(private readonly readBatch: (keys: string[]) => Promise<void>) {}
 
-  /** Takes an entry to be read again before it ends; false when the queue is full. */
+  /**
+   * Takes an entry to be read again before it ends; false when the queue is full. A full
+   * batch is sent at once: on a server whose loop turns last seconds (libuv reads every
+   * ready socket before it runs a timer) the timer would send it only when the turn ends,
+   * while a read sent now is answered within the same turn.
+   */
   offer(key: string): boolean {
     if (this.queued.size >= MAX_QUEUED_RENEWALS) return false;
     this.queued.add(key);
-    this.schedule();
+    if (this.queued.size >= RENEWAL_BATCH && this.reads < MAX_RENEWAL_READS) this.send();
+    else this.schedule();
     return true;
   }
 

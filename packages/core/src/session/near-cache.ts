@@ -12,8 +12,8 @@ import { EventLoopLag } from '../runtime/event-loop-lag.js';
 const JITTER = 0.2;
 /**
  * Share of the TTL, before an entry's end, from which a read asks for it to be renewed.
- * A renewal takes up to three event-loop turns (the read that asks, the timer that sends,
- * the reply), and a server far behind takes a second per turn: half of a 5 s lifetime
+ * A renewal takes up to three event-loop turns (the read that asks, the timer that sends a
+ * batch not yet full, the reply), and a server far behind takes a second per turn: half of a 5 s lifetime
  * leaves it time to finish before the entry ends.
  */
 const RENEW_WINDOW = 0.5;
