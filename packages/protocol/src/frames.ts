@@ -97,9 +97,21 @@ export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
 }
 
 /**
- * Builds a failed reply; `message` defaults to the code's fixed text. A
- * `retryAfterMs` (for `rate_limited`, `overloaded`, `unavailable`) is added to the error as a whole number of
- * milliseconds.
+ * Builds the error of a failed reply (a gate's, an auth frame's, a refresh frame's);
+ * `message` defaults to the code's fixed text. A `retryAfterMs` (for `rate_limited`,
+ * `overloaded`, `unavailable`) is added as a whole number of milliseconds.
+ *
+ * @example
+ * ```ts
+ * wireError('unavailable', undefined, 999.2); // { code: 'unavailable', message: '…', retryAfterMs: 1000 }
+ * ```
+ */
+export function wireError(code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code], retryAfterMs?: number): WireError {
+  return retryAfterMs === undefined ? { code, message } : { code, message, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) };
+}
+
+/**
+ * Builds a failed reply; its error is {@link wireError}'s.
  *
  * @example
  * ```ts
@@ -108,10 +120,8 @@ export function frameKind(frame: Readonly<Record<string, unknown>>): FrameKind {
  * errorReply(7, 'rate_limited', undefined, 250); // error: { code: 'rate_limited', message, retryAfterMs: 250 }
  * ```
  */
-export function errorReply(id: number | null, code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code], retryAfterMs?: number): GateReply {
-  return retryAfterMs === undefined
-    ? { id, ok: false, error: { code, message } }
-    : { id, ok: false, error: { code, message, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) } };
+export function errorReply(id: number | null, code: WireErrorCode, message?: string, retryAfterMs?: number): GateReply {
+  return { id, ok: false, error: wireError(code, message, retryAfterMs) };
 }
 
 /**

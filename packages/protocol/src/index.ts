@@ -8,7 +8,7 @@
  */
 export { ERROR_CODES, isErrorCode, isWireErrorCode, WIRE_ERROR_MESSAGES, type ErrorCode, type WireErrorCode } from './error-codes.js';
 export { WS_CLOSE, type CloseReason } from './close-codes.js';
-export { encodeReply, errorReply, frameKind, type FrameKind, type GateReply, type GateRequest, type PushFrame, type WireError } from './frames.js';
+export { encodeReply, errorReply, frameKind, wireError, type FrameKind, type GateReply, type GateRequest, type PushFrame, type WireError } from './frames.js';
 export { readAuthFrame, readAuthReply, type AuthFrame, type AuthReply } from './auth-frame.js';
 export { readRefreshFrame, readRefreshReply, type RefreshFrame, type RefreshReply } from './refresh-frame.js';
 export { isSessionToken, SESSION_TOKEN_LENGTH, SESSION_TOKEN_SUFFIX } from './session-token.js';

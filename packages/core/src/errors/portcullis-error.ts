@@ -36,6 +36,19 @@ export class PortcullisError extends Error {
 }
 
 /**
+ * The retry hint of an error, in milliseconds: a `PortcullisError`'s `retryAfterSeconds`
+ * (every `unavailable` has one); undefined for anything else.
+ *
+ * @example
+ * ```ts
+ * errorReply(id, 'unavailable', undefined, retryAfterMsOf(error)); // retryAfterMs: 1000
+ * ```
+ */
+export function retryAfterMsOf(error: unknown): number | undefined {
+  return error instanceof PortcullisError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined;
+}
+
+/**
  * A refused token. `reason` is safe to log; the token itself is never kept.
  *
  * @example

@@ -15,11 +15,21 @@ describe('authReply', () => {
     expect(authReply('unavailable')).toEqual({ type: 'auth', ok: false, error: { code: 'unavailable', message: expect.any(String), retryAfterMs: 1000 } });
     expect(authReply({ ok: false, code: 'unavailable', message: 'store down' })).toEqual({ type: 'auth', ok: false, error: { code: 'unavailable', message: 'store down', retryAfterMs: 1000 } });
   });
+
+  it('carries the retry hint the refusal gives, for any code that has one', () => {
+    expect(authReply({ ok: false, code: 'unavailable', message: 'store down', retryAfterMs: 2500 })).toEqual({ type: 'auth', ok: false, error: { code: 'unavailable', message: 'store down', retryAfterMs: 2500 } });
+    expect(authReply({ ok: false, code: 'rate_limited', message: 'slow down', retryAfterMs: 249.2 })).toEqual({ type: 'auth', ok: false, error: { code: 'rate_limited', message: 'slow down', retryAfterMs: 250 } });
+  });
 });
 
 describe('refreshInBand', () => {
   it('answers a refresh the store could not make unavailable, retry after a second', async () => {
     const down = { refresh: () => Promise.reject(new PortcullisError('unavailable', 'down')) };
     expect((await refreshInBand(down, 'x;session', 'p')).reply).toEqual({ type: 'refresh', ok: false, error: { code: 'unavailable', message: expect.any(String), retryAfterMs: 1000 } });
+  });
+
+  it('says the retry hint of the error it answers', async () => {
+    const busy = { refresh: () => Promise.reject(new PortcullisError('unavailable', 'busy', { retryAfterSeconds: 3 })) };
+    expect((await refreshInBand(busy, 'x;session', 'p')).reply).toEqual({ type: 'refresh', ok: false, error: { code: 'unavailable', message: expect.any(String), retryAfterMs: 3000 } });
   });
 });

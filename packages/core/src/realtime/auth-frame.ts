@@ -1,22 +1,24 @@
 /**
  * The server's answer to an auth frame, built from a connection's admission.
  */
-import { WIRE_ERROR_MESSAGES, type AuthReply, type WireError, type WireErrorCode } from '@portcullis/protocol';
+import { wireError, type AuthReply, type WireError, type WireErrorCode } from '@portcullis/protocol';
 import { UNAVAILABLE_RETRY_AFTER_MS } from '../errors/portcullis-error.js';
 
 const AUTH_OK: AuthReply = Object.freeze({ type: 'auth', ok: true });
 
 /**
- * The error of a refused auth or refresh frame: `unavailable` says when to try again, as a
- * gate's reply does.
+ * The error of a refused auth or refresh frame, with the retry hint of the refusal (or
+ * error) it answers. `unavailable` says when to try again as a gate's reply does: given no
+ * hint, in {@link UNAVAILABLE_RETRY_AFTER_MS}.
  *
  * @example
  * ```ts
  * frameError('unavailable'); // { code: 'unavailable', message: '…', retryAfterMs: 1000 }
+ * frameError('rate_limited', undefined, 250); // { code: 'rate_limited', message: '…', retryAfterMs: 250 }
  * ```
  */
-export function frameError(code: WireErrorCode, message: string = WIRE_ERROR_MESSAGES[code]): WireError {
-  return code === 'unavailable' ? { code, message, retryAfterMs: UNAVAILABLE_RETRY_AFTER_MS } : { code, message };
+export function frameError(code: WireErrorCode, message?: string, retryAfterMs = code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS : undefined): WireError {
+  return wireError(code, message, retryAfterMs);
 }
 
 /**
@@ -28,8 +30,10 @@ export function frameError(code: WireErrorCode, message: string = WIRE_ERROR_MES
  * socket.send(JSON.stringify(authReply(await dispatcher.admit({ ...ctx, credential: frame.token }))));
  * ```
  */
-export function authReply(outcome: { readonly ok: true } | { readonly ok: false; readonly code: WireErrorCode; readonly message: string } | WireErrorCode): AuthReply {
+export function authReply(
+  outcome: { readonly ok: true } | { readonly ok: false; readonly code: WireErrorCode; readonly message: string; readonly retryAfterMs?: number } | WireErrorCode,
+): AuthReply {
   if (typeof outcome === 'string') return { type: 'auth', ok: false, error: frameError(outcome) };
   if (outcome.ok) return AUTH_OK;
-  return { type: 'auth', ok: false, error: frameError(outcome.code, outcome.message) };
+  return { type: 'auth', ok: false, error: frameError(outcome.code, outcome.message, outcome.retryAfterMs) };
 }

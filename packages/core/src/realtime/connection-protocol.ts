@@ -6,7 +6,8 @@
  * transport only moves messages in and out and maps the close reasons.
  */
 import { performance } from 'node:perf_hooks';
-import { encodeReply, parseJsonFrame, readAuthFrame, readRefreshFrame, WIRE_ERROR_MESSAGES, type GateReply } from '@portcullis/protocol';
+import { encodeReply, parseJsonFrame, readAuthFrame, readRefreshFrame, type GateReply } from '@portcullis/protocol';
+import { REFUSALS } from '../contracts/refusals.js';
 import { authReply } from './auth-frame.js';
 import type { LiveConnection } from './connection-registry.js';
 import { closeReasonOf, type Admission, type Admitted } from './connection-plan.js';
@@ -191,7 +192,7 @@ export class ConnectionProtocol {
     this.state = 'authenticating';
     this.replies.push(outcome.then(
       (answer) => this.resumed(answer),
-      () => this.resumed({ reply: authReply('unavailable') }),
+      () => this.resumed({ reply: authReply(UNAVAILABLE) }),
     ));
   }
 
@@ -303,7 +304,7 @@ export class ConnectionProtocol {
 
 /** Not a request object: the dispatcher answers it `bad_request` with id null, as bad JSON. */
 const INVALID_JSON = Symbol('invalid-json');
-const UNAVAILABLE: Admission = Object.freeze({ ok: false, code: 'unavailable', message: WIRE_ERROR_MESSAGES.unavailable });
+const UNAVAILABLE: Admission = REFUSALS.unavailable;
 const REVOKED: Admission = Object.freeze({ ok: false, code: 'unauthorized', message: 'the credential was revoked' });
 /** `{"type":"auth","token":null}`: an anonymous connection, for open gates only. */
 const ANONYMOUS = Object.freeze({ ok: true } as const);

@@ -5,7 +5,7 @@ import type { Logger, LoggerFactory } from '../contracts/logger.js';
 import type { EnforceResult } from '../contracts/refusals.js';
 import { resolveAtStartup } from '../config/startup-diagnosis.js';
 import { describeError } from '../errors/describe-error.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
+import { PortcullisError, retryAfterMsOf } from '../errors/portcullis-error.js';
 import { consoleLoggerFactory } from '../logging/logger.js';
 import { ShieldEnforcer } from '../shield/shield-enforcer.js';
 import type { ShieldPlan } from '../shield/shield-plan-reader.js';
@@ -215,8 +215,7 @@ export class GateDispatcher {
     if (code === 'internal') this.log.error('gate handler threw; answering internal', fields);
     else this.log.debug(`gate handler refused with ${code}`, fields);
     // A refusal the handler chose says when to try again, if it does (every `unavailable` does).
-    const retryAfterSeconds = code === 'internal' ? undefined : (error as PortcullisError).retryAfterSeconds;
-    return errorReply(id, code, undefined, retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
+    return errorReply(id, code, undefined, code === 'internal' ? undefined : retryAfterMsOf(error));
   }
 
   /** Answers `overloaded` unrun; the shield only keeps its cache of the credential warm, so the end of an overload is no wave of store reads. */

@@ -5,7 +5,7 @@
  */
 import { SESSION_TOKEN_SUFFIX, type AuthReply, type RefreshReply, type UpgradeResponse, type WireErrorCode } from '@portcullis/protocol';
 import type { UpgradeResult } from '../contracts/sessions.js';
-import { PortcullisError, TokenError } from '../errors/portcullis-error.js';
+import { PortcullisError, retryAfterMsOf, TokenError } from '../errors/portcullis-error.js';
 import type { TokenSessionSync } from '../session/token-session-sync.js';
 import { authReply, frameError } from './auth-frame.js';
 import type { Admission, Admitted } from './connection-plan.js';
@@ -60,7 +60,8 @@ export async function refreshInBand(
       admitted: { ok: true, principal: session.principal, credential: { kind: 'session', token: session.accessToken } },
     };
   } catch (error) {
-    return { reply: refreshRefusal(codeOf(error)) };
+    const code = codeOf(error);
+    return { reply: refreshRefusal(code, undefined, code === 'internal' ? undefined : retryAfterMsOf(error)) };
   }
 }
 
@@ -73,8 +74,8 @@ export function reauthentication(admission: Admission, principalId: string | und
   return { reply: { type: 'auth', ok: true }, admitted: admission };
 }
 
-function refreshRefusal(code: WireErrorCode, message?: string): RefreshReply {
-  return { type: 'refresh', ok: false, error: frameError(code, message) };
+function refreshRefusal(code: WireErrorCode, message?: string, retryAfterMs?: number): RefreshReply {
+  return { type: 'refresh', ok: false, error: frameError(code, message, retryAfterMs) };
 }
 
 function codeOf(error: unknown): WireErrorCode {
