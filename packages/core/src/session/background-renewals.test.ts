@@ -41,12 +41,25 @@ describe('BackgroundRenewals', () => {
     expect(new Set(reads.batches.flat()).size).toBe(600);
   });
 
-  it('sends a full batch at once, without waiting for a timer (which a loop turn of seconds would hold back)', () => {
+  it('sends a full batch at once, without waiting for a timer (which a loop turn of seconds would hold back)', async () => {
+    vi.useFakeTimers();
     const reads = heldReads();
     const renewals = new BackgroundRenewals(reads.read);
     for (let i = 0; i < 600; i++) renewals.offer(`s${i}`);
     // Nothing has run but this loop: no timer fired.
     expect(reads.batches.map((b) => b.length)).toEqual([256, 256]);
+    await vi.advanceTimersByTimeAsync(25);
+    expect(reads.batches.map((b) => b.length)).toEqual([256, 256, 88]);
+  });
+
+  it('sends a full batch that waited for a free read as soon as a read in flight is answered, not at the next timer', async () => {
+    vi.useFakeTimers();
+    const reads = heldReads();
+    const renewals = new BackgroundRenewals(reads.read);
+    for (let i = 0; i < 64 * 256 + 256; i++) renewals.offer(`s${i}`);
+    expect(reads.batches).toHaveLength(64); // the 65th batch waits: 64 reads are in flight
+    await reads.finishAll(); // answers them; advances no timer
+    expect(reads.batches).toHaveLength(65);
   });
 
   it('keeps at most 64 reads in flight and 16,384 entries waiting, and sends the rest as reads finish', async () => {

@@ -1,4 +1,4 @@
-/** A renewal waits this long for others to share its store read; far less than the renewal lead (half the near-cache lifetime). */
+/** A renewal waits at most this long for others to share its store read (a full batch goes at once); far less than the renewal lead (half the near-cache lifetime). */
 const RENEWAL_GATHER_MS = 20;
 /** Entries renewed by one store read (one MGET on Redis), at most. */
 const RENEWAL_BATCH = 256;
@@ -37,9 +37,10 @@ export class BackgroundRenewals {
 
   /**
    * Takes an entry to be read again before it ends; false when the queue is full. A full
-   * batch is sent at once: on a server whose loop turns last seconds (libuv reads every
-   * ready socket before it runs a timer) the timer would send it only when the turn ends,
-   * while a read sent now is answered within the same turn.
+   * batch is sent at once (its store read starts here, so the entry that fills it pays for
+   * making the read): on a server whose loop turns last seconds (libuv reads every ready
+   * socket before it runs a timer) the timer would send it only a turn later, and each
+   * turn it waits brings its entries a turn closer to their end.
    */
   offer(key: string): boolean {
     if (this.queued.size >= MAX_QUEUED_RENEWALS) return false;
@@ -83,7 +84,9 @@ export class BackgroundRenewals {
       .catch(() => undefined)
       .finally(() => {
         this.reads--;
-        this.schedule();
+        // A full batch that waited for this slot goes now, as one offered would.
+        if (this.queued.size >= RENEWAL_BATCH) this.send();
+        else this.schedule();
       });
   }
 }

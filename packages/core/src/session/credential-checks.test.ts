@@ -142,7 +142,7 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     await expectDroppedAtRenewal(sids, (sid) => checks.peekSid(sid));
   });
 
-  it('sends each full batch of renewals at once and the rest when its timer fires, not one read per firing', async () => {
+  it('sends each full batch of renewals as it fills and the rest when the timer fires, not one read per firing', async () => {
     // A server far behind fires a timer once per long loop turn: one read per firing could not
     // renew thousands of sessions before their entries end.
     for (let i = SESSIONS; i < 4400; i++) tokens.push((await pairs.create(principal(`p${i}`), undefined)).accessToken);
@@ -157,6 +157,7 @@ describe('CredentialChecks: no near-cache expiry waves', () => {
     // 17 full batches of 256 went as they filled, before any timer (which a long loop turn holds back).
     expect(reads.started).toBe(17);
     expect(reads.sessions).toBe(17 * 256);
+    expect(reads.inFlight).toBe(17);
     await vi.advanceTimersByTimeAsync(20); // the renewal timer fires once
     expect(reads.started).toBe(18); // all 4,400 sessions, 256 to a read: the last 48 in one firing
     expect(reads.sessions).toBe(4400);

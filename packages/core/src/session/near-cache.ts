@@ -20,8 +20,8 @@ const RENEW_WINDOW = 0.5;
 /**
  * While the event loop is behind by more than a third of the {@link RENEW_WINDOW} (a
  * renewal's three turns would not fit in it), an entry made or renewed asks for renewal
- * from this share of the TTL into its life: a server whose turns last seconds sends the
- * renewal only when its turn ends, and on such a server the reads of the last window came
+ * from this share of the TTL into its life: a server whose turns last seconds sends a
+ * renewal whose batch is not full only when its turn ends, and on such a server the reads of the last window came
  * too late to keep the sessions in use from running out (each request of theirs would then
  * wait for the store). The cost: entries in use are read again about once per loop turn
  * instead of once per half lifetime, only while the loop is that far behind.
