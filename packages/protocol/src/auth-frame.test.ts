@@ -30,6 +30,21 @@ describe('readAuthReply', () => {
     expect(readAuthReply({ type: 'auth', ok: false, error: { code: 'teapot', message: 7 } })).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
   });
 
+  it('keeps the retry hint of a refusal, and only one that is a number of milliseconds', () => {
+    expect(readAuthReply({ type: 'auth', ok: false, error: { code: 'unavailable', message: 'later', retryAfterMs: 1000 } })).toEqual({
+      type: 'auth',
+      ok: false,
+      error: { code: 'unavailable', message: 'later', retryAfterMs: 1000 },
+    });
+    for (const retryAfterMs of [-1, '1000', null, Number.NaN]) {
+      expect(readAuthReply({ type: 'auth', ok: false, error: { code: 'unavailable', message: 'later', retryAfterMs } })).toEqual({
+        type: 'auth',
+        ok: false,
+        error: { code: 'unavailable', message: 'later' },
+      });
+    }
+  });
+
   it('answers undefined for anything that is not an auth answer', () => {
     for (const raw of [undefined, null, 'auth', [], { type: 'auth', token: null }, { type: 'auth', ok: 'yes' }, { id: 1, ok: true, data: null }, { type: 'event', ok: true }]) {
       expect(readAuthReply(raw)).toBeUndefined();

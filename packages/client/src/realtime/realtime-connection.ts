@@ -118,7 +118,7 @@ export class RealtimeConnection {
   async refreshInBand(refreshToken: string): Promise<SessionTokens> {
     const answer = readRefreshReply(await this.#sendControl({ type: 'refresh', token: refreshToken }));
     if (answer === undefined) throw new PortcullisClientError('unexpected_response', 'the refresh answer is malformed');
-    if (!answer.ok) throw new PortcullisClientError(answer.error.code, answer.error.message);
+    if (!answer.ok) throw new PortcullisClientError(answer.error.code, answer.error.message, { retryAfterMs: answer.error.retryAfterMs });
     const tokens = parseUpgradeResponse(answer);
     if (this.#linkToken !== null && this.#options.credential === 'session') this.#linkToken = tokens.accessToken;
     return tokens;
@@ -138,7 +138,11 @@ export class RealtimeConnection {
     if (token === this.#linkToken) return;
     try {
       const answer = readAuthReply(await this.#sendControl({ type: 'auth', token }));
-      if (answer?.ok !== true) throw new PortcullisClientError(answer?.ok === false ? answer.error.code : 'unexpected_response', 'the server kept the old credential');
+      if (answer?.ok !== true) {
+        throw answer?.ok === false
+          ? new PortcullisClientError(answer.error.code, 'the server kept the old credential', { retryAfterMs: answer.error.retryAfterMs })
+          : new PortcullisClientError('unexpected_response', 'the server kept the old credential');
+      }
       this.#linkToken = token;
     } catch (error) {
       this.#relink(undefined);

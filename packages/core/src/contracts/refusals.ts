@@ -4,7 +4,7 @@
  */
 import { WIRE_ERROR_MESSAGES } from '@portcullis/protocol';
 import type { RefusalCode } from '../errors/error-codes.js';
-import { UNAVAILABLE_RETRY_AFTER_MS } from '../errors/portcullis-error.js';
+import { defaultRetryAfterMs } from '../errors/portcullis-error.js';
 import type { AcceptedCredential } from './auth-context.js';
 import type { Principal } from './principal.js';
 
@@ -27,7 +27,7 @@ export type EnforceResult =
 
 /**
  * The fixed refusals; their messages are safe to send to any client. `unavailable` carries
- * {@link UNAVAILABLE_RETRY_AFTER_MS}.
+ * its default retry hint ({@link defaultRetryAfterMs}: a second).
  *
  * @example
  * ```ts
@@ -37,10 +37,11 @@ export type EnforceResult =
 export const REFUSALS: Readonly<Record<RefusalCode, EnforceResult & { ok: false }>> = Object.freeze({
   unauthorized: refusal('unauthorized'),
   forbidden: refusal('forbidden'),
-  unavailable: Object.freeze({ ...refusal('unavailable'), retryAfterMs: UNAVAILABLE_RETRY_AFTER_MS }),
+  unavailable: refusal('unavailable'),
   rate_limited: refusal('rate_limited'),
 });
 
 function refusal(code: RefusalCode): EnforceResult & { ok: false } {
-  return Object.freeze({ ok: false, code, message: WIRE_ERROR_MESSAGES[code] });
+  const retryAfterMs = defaultRetryAfterMs(code);
+  return Object.freeze(retryAfterMs === undefined ? { ok: false, code, message: WIRE_ERROR_MESSAGES[code] } : { ok: false, code, message: WIRE_ERROR_MESSAGES[code], retryAfterMs });
 }

@@ -12,6 +12,20 @@ import type { PortcullisErrorCode, TokenFailureReason } from './error-codes.js';
 export const UNAVAILABLE_RETRY_AFTER_MS = 1000;
 
 /**
+ * The retry hint, in milliseconds, of a refusal of `code` that names none:
+ * {@link UNAVAILABLE_RETRY_AFTER_MS} for `unavailable`, none for any other code. The one
+ * place that rule lives: errors, the fixed refusals and frame errors read it here.
+ *
+ * @example
+ * ```ts
+ * wireError(code, message, retryAfterMs ?? defaultRetryAfterMs(code)); // unavailable: 1000
+ * ```
+ */
+export function defaultRetryAfterMs(code: string): number | undefined {
+  return code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS : undefined;
+}
+
+/**
  * Base error with a closed `code`, an optional `cause` and, for a refusal worth trying again,
  * `retryAfterSeconds` (every `unavailable` has one second unless it says otherwise). Adapters
  * send it as `Retry-After` or `retryAfterMs`. Messages never hold a token, password, hash or key.
@@ -31,21 +45,24 @@ export class PortcullisError extends Error {
     super(message, options);
     this.name = 'PortcullisError';
     this.code = code;
-    this.retryAfterSeconds = options?.retryAfterSeconds ?? (code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS / 1000 : undefined);
+    const defaultMs = defaultRetryAfterMs(code);
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? (defaultMs === undefined ? undefined : defaultMs / 1000);
   }
 }
 
 /**
- * The retry hint of an error, in milliseconds: a `PortcullisError`'s `retryAfterSeconds`
- * (every `unavailable` has one); undefined for anything else.
+ * The retry hint, in milliseconds, of an error answered with `code`: the `retryAfterSeconds` of
+ * a `PortcullisError` of that code (every `unavailable` has one); undefined for anything else,
+ * so a hint never rides on a code the error was mapped to (a `locked_out` answered `internal`).
  *
  * @example
  * ```ts
- * errorReply(id, 'unavailable', undefined, retryAfterMsOf(error)); // retryAfterMs: 1000
+ * const code = replyCodeOf(error);
+ * return errorReply(id, code, undefined, retryAfterMsOf(error, code)); // unavailable: retryAfterMs 1000
  * ```
  */
-export function retryAfterMsOf(error: unknown): number | undefined {
-  return error instanceof PortcullisError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined;
+export function retryAfterMsOf(error: unknown, code: string): number | undefined {
+  return error instanceof PortcullisError && error.code === code && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined;
 }
 
 /**

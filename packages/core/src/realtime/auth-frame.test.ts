@@ -28,8 +28,10 @@ describe('refreshInBand', () => {
     expect((await refreshInBand(down, 'x;session', 'p')).reply).toEqual({ type: 'refresh', ok: false, error: { code: 'unavailable', message: expect.any(String), retryAfterMs: 1000 } });
   });
 
-  it('says the retry hint of the error it answers', async () => {
+  it('says the retry hint of the error it answers, and none for an error it answers internal', async () => {
     const busy = { refresh: () => Promise.reject(new PortcullisError('unavailable', 'busy', { retryAfterSeconds: 3 })) };
     expect((await refreshInBand(busy, 'x;session', 'p')).reply).toEqual({ type: 'refresh', ok: false, error: { code: 'unavailable', message: expect.any(String), retryAfterMs: 3000 } });
+    const locked = { refresh: () => Promise.reject(new PortcullisError('locked_out', 'locked', { retryAfterSeconds: 60 })) };
+    expect((await refreshInBand(locked, 'x;session', 'p')).reply).toEqual({ type: 'refresh', ok: false, error: { code: 'internal', message: expect.any(String) } });
   });
 });

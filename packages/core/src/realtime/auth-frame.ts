@@ -2,14 +2,14 @@
  * The server's answer to an auth frame, built from a connection's admission.
  */
 import { wireError, type AuthReply, type WireError, type WireErrorCode } from '@portcullis/protocol';
-import { UNAVAILABLE_RETRY_AFTER_MS } from '../errors/portcullis-error.js';
+import { defaultRetryAfterMs } from '../errors/portcullis-error.js';
 
 const AUTH_OK: AuthReply = Object.freeze({ type: 'auth', ok: true });
 
 /**
- * The error of a refused auth or refresh frame, with the retry hint of the refusal (or
- * error) it answers. `unavailable` says when to try again as a gate's reply does: given no
- * hint, in {@link UNAVAILABLE_RETRY_AFTER_MS}.
+ * The error of a refused auth or refresh frame, with `retryAfterMs` when given; without one,
+ * the code's default ({@link defaultRetryAfterMs}: `unavailable` says to try again in a
+ * second, as a gate's reply does).
  *
  * @example
  * ```ts
@@ -17,8 +17,8 @@ const AUTH_OK: AuthReply = Object.freeze({ type: 'auth', ok: true });
  * frameError('rate_limited', undefined, 250); // { code: 'rate_limited', message: '…', retryAfterMs: 250 }
  * ```
  */
-export function frameError(code: WireErrorCode, message?: string, retryAfterMs = code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_MS : undefined): WireError {
-  return wireError(code, message, retryAfterMs);
+export function frameError(code: WireErrorCode, message?: string, retryAfterMs?: number): WireError {
+  return wireError(code, message, retryAfterMs ?? defaultRetryAfterMs(code));
 }
 
 /**

@@ -215,7 +215,7 @@ export class GateDispatcher {
     if (code === 'internal') this.log.error('gate handler threw; answering internal', fields);
     else this.log.debug(`gate handler refused with ${code}`, fields);
     // A refusal the handler chose says when to try again, if it does (every `unavailable` does).
-    return errorReply(id, code, undefined, code === 'internal' ? undefined : retryAfterMsOf(error));
+    return errorReply(id, code, undefined, retryAfterMsOf(error, code));
   }
 
   /** Answers `overloaded` unrun; the shield only keeps its cache of the credential warm, so the end of an overload is no wave of store reads. */

@@ -61,7 +61,7 @@ export async function refreshInBand(
     };
   } catch (error) {
     const code = codeOf(error);
-    return { reply: refreshRefusal(code, undefined, code === 'internal' ? undefined : retryAfterMsOf(error)) };
+    return { reply: refreshRefusal(code, undefined, retryAfterMsOf(error, code)) };
   }
 }
 

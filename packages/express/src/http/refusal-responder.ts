@@ -95,6 +95,7 @@ export async function respondRefusal(
 ): Promise<void> {
   const { res, code, message } = refusal;
   if (code === 'unavailable' || code === 'rate_limited') {
+    // The enforcer's refusals of both codes name their hint; one that does not waits a second.
     setRetryAfter(res, (refusal.retryAfterMs ?? 1000) / 1000);
     sendError(res, HTTP_ERROR_TABLE[code].status, code, message);
     return;
