@@ -4,21 +4,17 @@
  * server moves the socket to each new pair) and is closed only by a logout.
  */
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { JwtAuthController, createPortcullisApp } from '@portcullis/express';
+import { JwtAuthController } from '@portcullis/express';
 import { createMemoryTestStack, type TestStack } from '@portcullis/core/testing';
-import { silentLoggerFactory } from '@portcullis/core';
-import { attachWebSocketTransport, type WebSocketTransport } from '@portcullis/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PortcullisClient, webSocketTransport } from '../src/node.js';
 import { TestGamePortal } from '../../../test/conformance/support/test-portal.js';
+import { serveStack, type StackServer } from './support/stack-server.js';
 
 class MatchAuthController extends JwtAuthController {}
 
 let stack: TestStack;
-let server: Server;
-let transport: WebSocketTransport;
+let served: StackServer;
 let baseUrl: string;
 let httpRefreshes = 0;
 
@@ -28,17 +24,13 @@ beforeAll(async () => {
     env: { SVC__SECURITY__PASSWORD__WORK_FACTOR: '4' },
     stores: { sessionLifetimesMs: { access: 1500, refresh: 60_000 } },
   });
-  server = createServer(createPortcullisApp(stack.container, { controllers: [MatchAuthController] }));
-  transport = attachWebSocketTransport(server, { loggers: silentLoggerFactory, dispatcher: stack.dispatcher, registry: stack.registry });
-  server.prependListener('request', (req) => { if (req.url === '/auth/refresh') httpRefreshes++; });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveStack(stack, MatchAuthController);
+  served.server.prependListener('request', (req) => { if (req.url === '/auth/refresh') httpRefreshes++; });
+  baseUrl = served.baseUrl;
 });
 
 afterAll(async () => {
-  await transport?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await served?.close();
   await stack?.close();
 });
 
