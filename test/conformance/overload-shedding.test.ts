@@ -4,8 +4,9 @@
  * handler not run; one read soon after it was sent is answered if its credential can be
  * checked at once; as soon as the loop catches up, requests are served again.
  */
-import { GateDispatcher, SessionOrJwtAuth, Shield, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
+import { Gate, GateDispatcher, NeverShed, Portal, SessionOrJwtAuth, SessionShield, Shield, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
 import { readShieldPlan } from '@portcullis/core/transport';
+import { inject as injectToken, injectable } from 'tsyringe';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { createMemoryTestStack, createRedisTestStack, type TestStack } from '@portcullis/core/testing';
 import { stall } from '../support/event-loop.js';
@@ -14,6 +15,20 @@ import { tcpDriver, udpDriver, wsDriver, type RealtimeClient, type TransportDriv
 
 const redisUrl = inject('redisUrl');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A gate that revokes: refusing it for load would keep alive a session its moderators want ended. */
+@Portal('/moderation')
+@injectable()
+class ModerationPortal {
+  constructor(@injectToken(TokenSessionSync) private readonly sessions: TokenSessionSync) {}
+
+  @NeverShed
+  @SessionShield
+  @Gate('ban')
+  async ban(data: { playerId: string }): Promise<number> {
+    return this.sessions.revokeAllFor(data.playerId);
+  }
+}
 
 const drivers: Array<[string, () => TransportDriver]> = [
   ['ws', wsDriver],
@@ -27,7 +42,7 @@ describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDr
   let client: RealtimeClient | undefined;
 
   beforeEach(async () => {
-    stack = await createMemoryTestStack({ portals: [TestGamePortal] });
+    stack = await createMemoryTestStack({ portals: [TestGamePortal, ModerationPortal] });
     stack.dispatcher.shedWhenBehind(500); // a server's default; test stacks never shed unless asked
     driver = makeDriver();
     await driver.start(stack);
@@ -73,6 +88,18 @@ describe.each(drivers)('%s: a server whose event loop is behind', (_name, makeDr
       expect(waited[1]).toBeGreaterThanOrEqual(70); // timers may fire a little early on the loop's coarser clock
       expect(waited[1]).toBeLessThan(5000);
     }
+  });
+
+  it('serves a gate marked @NeverShed read 700 ms late, and its revocation happens; an unmarked gate as late is shed', async () => {
+    const victim = await stack.session('victor');
+    client = await driver.connect(await stack.session('nina'));
+    expect(await client.request('/game', 'move', { x: 1, y: 1 })).toMatchObject({ ok: true });
+    const ban = client.request('/moderation', 'ban', { playerId: 'victor' });
+    const move = client.request('/game', 'move', { x: 2, y: 2 });
+    stall(700);
+    expect(await ban).toMatchObject({ ok: true, data: 1 });
+    expect(await move).toMatchObject({ ok: false, error: { code: 'overloaded' } });
+    expect(await stack.sessions.validate(victim)).toBeUndefined();
   });
 
   it('keeps serving when shedding is turned off, however late', async () => {

@@ -69,6 +69,7 @@ export { JwtShield } from './shield/jwt-shield.decorator.js';
 export { SessionShield } from './shield/session-shield.decorator.js';
 export { Authorize, type AuthorizeOptions } from './shield/authorize.decorator.js';
 export { AllowAnonymous } from './shield/allow-anonymous.decorator.js';
+export { NeverShed } from './shield/never-shed.decorator.js';
 export { RateLimit, type RateLimitKey, type RateLimitOptions, type RateLimitRule } from './shield/rate-limit.decorator.js';
 export { ShieldEnforcer } from './shield/shield-enforcer.js';
 export { JwtAuth } from './shield/jwt-auth.js';

@@ -7,7 +7,6 @@
 import 'reflect-metadata';
 export { Controller } from './routing/controller.decorator.js';
 export { Delete, Get, Patch, Post, Put } from './routing/route.decorators.js';
-export { NeverShed } from './routing/never-shed.decorator.js';
 export { readControllerPrefix, readControllerRoutes, type ControllerRoute, type HttpMethod, type RouteDefinition } from './routing/route-metadata.js';
 export { createPortcullisApp, mountControllers, type ControllerClass, type PortcullisAppOptions } from './mount/mount-controllers.js';
 export { HttpRuntime, type PortcullisHttpOptions } from './mount/http-runtime.js';

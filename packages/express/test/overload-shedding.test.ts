@@ -7,10 +7,10 @@
 import 'reflect-metadata';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { AllowAnonymous, JwtShield, RateLimit, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
+import { AllowAnonymous, JwtShield, NeverShed, RateLimit, ShieldEnforcer, TokenSessionSync } from '@portcullis/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Request } from 'express';
-import { Controller, createPortcullisApp, Get, jwtShield, NeverShed, principalId } from '../src/index.js';
+import { Controller, createPortcullisApp, Get, jwtShield, principalId } from '../src/index.js';
 import { signupAndLogin, startHarness, type Harness } from './support/http-harness.js';
 import { ApiController, TestAuthController } from './support/test-controllers.js';
 

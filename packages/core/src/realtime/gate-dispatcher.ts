@@ -117,9 +117,10 @@ export class GateDispatcher {
    * The lag is how late the loop's timers run. A server that has just kept up with
    * thousands of sockets can run its timers seconds late while each socket is read
    * within a fraction of a second (libuv reads up to 48 batches of 1,024 ready sockets
-   * before it runs a timer): the second rule keeps it answering then. `false` never
-   * sheds. Default 500 ms. HTTP routes have a setting of their own (the express
-   * options' `shedWhenBehind`).
+   * before it runs a timer): the second rule keeps it answering then. Gates marked
+   * `@NeverShed` are never shed (put it on gates that revoke). `false` never sheds.
+   * Default 500 ms. HTTP routes have a setting of their own (the express options'
+   * `shedWhenBehind`).
    *
    * @example
    * ```ts
@@ -170,7 +171,7 @@ export class GateDispatcher {
     };
     let decided: EnforceResult | Promise<EnforceResult> | undefined;
     try {
-      if (!this.shedder.isBehind()) decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
+      if (route.plan.neverShed || !this.shedder.isBehind()) decided = route.open ? OPEN : this.enforcer.decide(route.plan, ctx);
       else {
         // Behind: a request that may have waited that long is refused unrun; one read soon
         // after it was sent is answered if its shield can answer now, and refused if the

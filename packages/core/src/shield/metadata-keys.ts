@@ -23,3 +23,6 @@ export const ANONYMOUS_METADATA = Symbol.for('portcullis:allow-anonymous');
 
 /** On a class or a method: the `@RateLimit` rule declared there. */
 export const RATE_LIMIT_METADATA = Symbol.for('portcullis:rate-limit');
+
+/** On a class or a method: `true` where `@NeverShed` was declared. */
+export const NEVER_SHED_METADATA = Symbol.for('portcullis:never-shed');

@@ -9,6 +9,7 @@ import { SessionAuth } from './session-auth.js';
 import { SessionShield } from './session-shield.decorator.js';
 import { readShieldPlan } from './shield-plan-reader.js';
 import { Shield } from './shield.decorator.js';
+import { NeverShed } from './never-shed.decorator.js';
 
 class KeyAuth implements ShieldAuth {
   authenticate(_ctx: AuthContext): ShieldResult {
@@ -35,7 +36,7 @@ class Unshielded {
 
 describe('readShieldPlan: class and method', () => {
   it('applies the class shield to undecorated methods', () => {
-    expect(readShieldPlan(GamePortal, 'move')).toEqual({ shield: SessionAuth, source: 'class', roleSets: [], authorize: false, anonymous: false });
+    expect(readShieldPlan(GamePortal, 'move')).toEqual({ shield: SessionAuth, source: 'class', roleSets: [], authorize: false, anonymous: false, neverShed: false });
   });
 
   it("lets a method's shield replace the class's", () => {
@@ -43,16 +44,16 @@ describe('readShieldPlan: class and method', () => {
   });
 
   it("keeps the class's shield for a method that only adds @Authorize, and adds its roles", () => {
-    expect(readShieldPlan(GamePortal, 'kick')).toEqual({ shield: SessionAuth, source: 'class', roleSets: [['admin']], authorize: true, anonymous: false });
+    expect(readShieldPlan(GamePortal, 'kick')).toEqual({ shield: SessionAuth, source: 'class', roleSets: [['admin']], authorize: true, anonymous: false, neverShed: false });
   });
 
   it('leaves unshielded methods of an unshielded class open', () => {
-    expect(readShieldPlan(Unshielded, 'ping')).toEqual({ shield: undefined, source: 'none', roleSets: [], authorize: false, anonymous: false });
+    expect(readShieldPlan(Unshielded, 'ping')).toEqual({ shield: undefined, source: 'none', roleSets: [], authorize: false, anonymous: false, neverShed: false });
     expect(readShieldPlan(Unshielded, 'secret').shield).toBe(KeyAuth);
   });
 
   it('authenticates @Authorize without any shield with JwtAuth', () => {
-    expect(readShieldPlan(Unshielded, 'me')).toEqual({ shield: JwtAuth, source: 'authorize', roleSets: [], authorize: true, anonymous: false });
+    expect(readShieldPlan(Unshielded, 'me')).toEqual({ shield: JwtAuth, source: 'authorize', roleSets: [], authorize: true, anonymous: false, neverShed: false });
   });
 
   it('requires every @Authorize of class and method (AND); roles inside one are alternatives (OR)', () => {
@@ -99,7 +100,7 @@ describe('readShieldPlan: subclasses', () => {
   }
 
   it("inherits the parent's class shield and roles when the subclass declares none", () => {
-    expect(readShieldPlan(PlainChild, 'list')).toEqual({ shield: JwtAuth, source: 'class', roleSets: [['staff']], authorize: true, anonymous: false });
+    expect(readShieldPlan(PlainChild, 'list')).toEqual({ shield: JwtAuth, source: 'class', roleSets: [['staff']], authorize: true, anonymous: false, neverShed: false });
   });
 
   it("keeps an overridden method's decorators when the override has none", () => {
@@ -123,5 +124,40 @@ describe('readShieldPlan: subclasses', () => {
   it('does not leak a subclass decoration into the parent', () => {
     expect(readShieldPlan(BaseController, 'own')).toMatchObject({ shield: JwtAuth, source: 'class' });
     expect(readShieldPlan(BaseController, 'audit').roleSets).toEqual([['staff'], ['auditor']]);
+  });
+});
+
+describe('readShieldPlan: @NeverShed', () => {
+  class Moderation {
+    @NeverShed
+    @SessionShield
+    ban(): void {}
+    @SessionShield
+    mute(): void {}
+  }
+  class LaterModeration extends Moderation {
+    override ban(): void {}
+  }
+  @NeverShed()
+  class Revocations {
+    @JwtShield
+    logout(): void {}
+  }
+  class MoreRevocations extends Revocations {
+    @SessionShield
+    endAll(): void {}
+  }
+
+  it('marks the method, an override of it, every method of a marked class and of its subclasses, and nothing else', () => {
+    expect(readShieldPlan(Moderation, 'ban').neverShed).toBe(true);
+    expect(readShieldPlan(Moderation, 'mute').neverShed).toBe(false);
+    expect(readShieldPlan(LaterModeration, 'ban').neverShed).toBe(true);
+    expect(readShieldPlan(Revocations, 'logout').neverShed).toBe(true);
+    expect(readShieldPlan(MoreRevocations, 'endAll').neverShed).toBe(true);
+  });
+
+  it('decorates only a class or an instance method', () => {
+    expect(() => NeverShed({}, 'field', { value: 1 })).toThrow(TypeError);
+    expect(() => NeverShed({})).toThrow(TypeError);
   });
 });

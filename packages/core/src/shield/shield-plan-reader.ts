@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { AuthorizeRequirement } from './authorize.decorator.js';
 import { JwtAuth } from './jwt-auth.js';
 import { describeTarget } from './decorator-target.js';
-import { ANONYMOUS_METADATA, AUTHORIZE_METADATA, RATE_LIMIT_METADATA, SHIELD_METADATA } from './metadata-keys.js';
+import { ANONYMOUS_METADATA, AUTHORIZE_METADATA, NEVER_SHED_METADATA, RATE_LIMIT_METADATA, SHIELD_METADATA } from './metadata-keys.js';
 import type { RateLimitRule } from './rate-limit.decorator.js';
 import type { ShieldClass } from './shield.decorator.js';
 
@@ -45,6 +45,8 @@ export interface ShieldPlan {
   readonly anonymous: boolean;
   /** The `@RateLimit` that applies (the method's, else the class's), if any. */
   readonly rateLimit: PlannedRateLimit | undefined;
+  /** True when `@NeverShed` marks the method, a method it overrides, the class or a base class: never refused for load. */
+  readonly neverShed: boolean;
 }
 
 const plans = new WeakMap<Function, Map<string | symbol, ShieldPlan>>();
@@ -64,6 +66,8 @@ const plans = new WeakMap<Function, Map<string | symbol, ShieldPlan>>();
  *   are alternatives (any of them), separate `@Authorize`s add up (all of them).
  * - `@Authorize` without any shield authenticates with `JwtAuth`; `@Authorize` on an
  *   anonymous method is a contradiction and throws.
+ * - **NeverShed: any mark holds**, on the method, a method it overrides, the class or a
+ *   base class.
  *
  * Plans are cached per (class, method): read once per route or gate, never per message.
  *
@@ -93,7 +97,7 @@ export function readShieldPlan(target: Function, method: string | symbol): Shiel
  * ```
  */
 export function shieldPlan(shield: ShieldClass): ShieldPlan {
-  return Object.freeze({ shield, source: 'direct', roleSets: NO_ROLES, authorize: false, anonymous: false, rateLimit: undefined });
+  return Object.freeze({ shield, source: 'direct', roleSets: NO_ROLES, authorize: false, anonymous: false, rateLimit: undefined, neverShed: false });
 }
 
 const NO_ROLES: ShieldPlan['roleSets'] = Object.freeze([]);
@@ -108,14 +112,15 @@ function mergePlan(target: Function, method: string | symbol): ShieldPlan {
   const roleSets = Object.freeze(requirements.filter((r) => r.roles.length > 0).map((r) => r.roles));
   const rule = nearestMethod<RateLimitRule>(target.prototype, method, ownRule) ?? nearestClass<RateLimitRule>(target, ownRule);
   const rateLimit = rule && Object.freeze({ ...rule, scope: describeTarget(target, method) });
+  const neverShed = (nearestMethod(target.prototype, method, ownNeverShed) ?? nearestClass(target, ownNeverShed)) === true;
   const declared = methodDeclared ?? classDeclared;
   const source = methodDeclared ? 'method' : classDeclared ? 'class' : authorize ? 'authorize' : 'none';
   if (declared && 'anonymous' in declared) {
     if (authorize) throw new TypeError(`${describeTarget(target, method)} is @AllowAnonymous but an @Authorize applies to it; declare one of them`);
-    return Object.freeze({ shield: undefined, source, roleSets, authorize, anonymous: true, rateLimit });
+    return Object.freeze({ shield: undefined, source, roleSets, authorize, anonymous: true, rateLimit, neverShed });
   }
   const shield = declared?.shield ?? (authorize ? JwtAuth : undefined);
-  return Object.freeze({ shield, source, roleSets, authorize, anonymous: false, rateLimit });
+  return Object.freeze({ shield, source, roleSets, authorize, anonymous: false, rateLimit, neverShed });
 }
 
 function declaredShield(target: object, method?: string | symbol): Declared {
@@ -123,6 +128,11 @@ function declaredShield(target: object, method?: string | symbol): Declared {
   if (shield) return { shield };
   const anonymous = method === undefined ? Reflect.getOwnMetadata(ANONYMOUS_METADATA, target) : Reflect.getOwnMetadata(ANONYMOUS_METADATA, target, method);
   return anonymous === true ? { anonymous: true } : undefined;
+}
+
+function ownNeverShed(target: object, method?: string | symbol): true | undefined {
+  const marked = method === undefined ? Reflect.getOwnMetadata(NEVER_SHED_METADATA, target) : Reflect.getOwnMetadata(NEVER_SHED_METADATA, target, method);
+  return marked === true ? true : undefined;
 }
 
 function ownRule(target: object, method?: string | symbol): RateLimitRule | undefined {

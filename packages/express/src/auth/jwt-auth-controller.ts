@@ -3,7 +3,7 @@
  * logout at `/auth`, with the customisation hooks an application overrides.
  */
 import {
-  AllowAnonymous, JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
+  AllowAnonymous, JwtAuth, JwtTokenIssuer, JwtTokenValidator, LOGGER_FACTORY, LoginService, NeverShed, PortcullisError, SessionOrJwtAuth, Shield, ShieldEnforcer,
   TokenSessionSync, upgradeResponse,
   type Account, type JsonWebKeySet, type LoginCaller, type Logger, type LoggerFactory, type Principal, type UpgradeResult,
 } from '@portcullis/core';
@@ -14,7 +14,6 @@ import { inject } from 'tsyringe';
 import { clientIp } from '../http/client-address.js';
 import { authContextOf } from '../http/request-auth.js';
 import { Controller } from '../routing/controller.decorator.js';
-import { NeverShed } from '../routing/never-shed.decorator.js';
 import { Delete, Get, Post } from '../routing/route.decorators.js';
 import { jsonObjectBody, requiredString } from './request-body.js';
 import type { UpgradeContext } from './upgrade-context.js';

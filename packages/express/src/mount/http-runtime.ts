@@ -142,15 +142,14 @@ export class HttpRuntime {
   /**
    * Like {@link shieldMiddleware}, but calls `proceed` when the request passes, so
    * a route can run its guard and handler as one express layer. `where` (e.g.
-   * `POST /auth/signup`) names the route in the start-up list of anonymous routes;
-   * `sheddable: false` keeps the route answering while the loop is behind (`@NeverShed`;
-   * see `shedWhenBehind`). Undefined when the enforcer answers the plan open without
-   * looking at the request.
+   * `POST /auth/signup`) names the route in the start-up list of anonymous routes. A plan
+   * marked `@NeverShed` keeps answering while the loop is behind (see `shedWhenBehind`).
+   * Undefined when the enforcer answers the plan open without looking at the request.
    */
-  guard(plan: ShieldPlan, where?: string, sheddable = true): ((req: Request, res: Response, next: NextFunction, proceed: RequestHandler) => void) | undefined {
+  guard(plan: ShieldPlan, where?: string): ((req: Request, res: Response, next: NextFunction, proceed: RequestHandler) => void) | undefined {
     this.enforcer.prepare(plan, where);
     if (this.enforcer.isOpen(plan)) return undefined;
-    const shedder = sheddable ? this.#shedder : undefined;
+    const shedder = plan.neverShed ? undefined : this.#shedder;
     return (req, res, next, proceed) => {
       const ctx = this.contextOf(req);
       if (shedder?.isBehind()) return this.#shed(plan, ctx, res);

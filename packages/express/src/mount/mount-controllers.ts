@@ -7,7 +7,6 @@ import type { DependencyContainer } from 'tsyringe';
 import { portcullisErrorHandler, sendError } from '../http/error-handler.js';
 import { HTTP_ERROR_TABLE } from '../http/http-status-table.js';
 import { jsonBody } from '../http/json-body.js';
-import { isNeverShed } from '../routing/never-shed.decorator.js';
 import { readControllerPrefix, readControllerRoutes } from '../routing/route-metadata.js';
 import { HttpRuntime, type PortcullisHttpOptions } from './http-runtime.js';
 import { ensureInjectable } from './injectable-controller.js';
@@ -90,7 +89,7 @@ export function mountControllers(
       const withBody: RequestHandler = route.method === 'get'
         ? handle
         : (req, res, next) => parseJson(req, res, (error?: unknown) => (error ? next(error) : handle(req, res, next)));
-      const guard = runtime.guard(readShieldPlan(controller, route.handler), `${route.method.toUpperCase()} ${route.fullPath}`, !isNeverShed(controller, route.handler));
+      const guard = runtime.guard(readShieldPlan(controller, route.handler), `${route.method.toUpperCase()} ${route.fullPath}`);
       // Guard, body and handler run as one express layer: fewer router hops per request.
       const layer: RequestHandler = guard
         ? (req, res, next) => guard(req, res, next, withBody)
