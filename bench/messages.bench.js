@@ -53,7 +53,11 @@ const CASES = [
   { key: 'open', name: 'our gate, @AllowAnonymous' },
   { key: 'session', name: '@SessionShield gate (near-cache hit)' },
   { key: 'limited', name: '@SessionShield + @RateLimit by connection (the example\'s move)' },
+  { key: 'shed', name: '@SessionShield gate shed: answered overloaded unrun, the loop behind' },
 ];
+/** The gate each case sends to, and what its replies carry. */
+const GATE_OF = { floor: 'open', open: 'open', session: 'session', limited: 'limited', shed: 'session' };
+const EXPECTED_OF = { floor: '"ok":true', open: '"ok":true', session: '"ok":true', limited: '"ok":true', shed: '"code":"overloaded"' };
 
 /** `n` connections of the protocol, each admitted with its own session and answering into `sink`. */
 async function connections(stack, n, sink) {
@@ -67,6 +71,12 @@ async function connections(stack, n, sink) {
     list.push(new ConnectionProtocol({ ...peer, dispatcher: stack.dispatcher, registry: stack.registry, handshake: 'done', credential: admitted, memo, send: sink, close: () => {} }));
   }
   return list;
+}
+
+/** Keeps the loop busy for `ms`. */
+function busyFor(ms) {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
 }
 
 /** The bare control's answer to one frame (loadtest/lib/control-server-process.js). */
@@ -98,15 +108,25 @@ export async function run({ rounds = defaults.rounds, count = defaults.count, pi
     const list = byCount.get(n);
     // A stride coprime with n visits every connection once per n messages, each far from the last.
     const stride = n === 1 ? 0 : 2_503;
+    const gate = GATE_OF[key];
+    if (key === 'shed') {
+      // The dispatcher sheds past 1 ms of lag; one request starts the lag gauge, and the loop is then
+      // kept busy past the gauge's next tick, so it reads behind for the whole (synchronous) run.
+      stack.dispatcher.shedWhenBehind(1);
+      list[0].receive('{"id":0,"portal":"/bench","gate":"session","data":{}}');
+      busyFor(30);
+    }
     const before = replies;
     const start = performance.now();
     for (let k = 0, i = 0; k < count; k++, i = (i + stride) % n) {
-      const text = `{"id":${k},"portal":"/bench","gate":"${key === 'floor' ? 'open' : key}","data":{"x":${k % 100},"y":${i % 100}}}`;
+      const text = `{"id":${k},"portal":"/bench","gate":"${gate}","data":{"x":${k % 100},"y":${i % 100}}}`;
       if (key === 'floor') floorReceive(text, sink);
       else list[i].receive(text);
     }
     const ns = ((performance.now() - start) * 1e6) / count;
-    if (replies - before !== count || !last.includes('"ok":true')) throw new Error(`bench: ${key} at ${n} connections answered ${replies - before} of ${count}: ${last}`);
+    // The test stack's dispatcher never sheds otherwise.
+    stack.dispatcher.shedWhenBehind(false);
+    if (replies - before !== count || !last.includes(EXPECTED_OF[key])) throw new Error(`bench: ${key} at ${n} connections answered ${replies - before} of ${count}: ${last}`);
     return ns;
   };
   const samples = new Map();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WS_CLOSE } from './close-codes.js';
-import { encodeReply, errorReply, frameKind } from './frames.js';
+import { WIRE_ERROR_MESSAGES, type WireErrorCode } from './error-codes.js';
+import { encodeReply, errorReply, frameKind, type GateReply } from './frames.js';
 
 describe('replies', () => {
   it('builds a failed reply with the fixed message of its code, or the one given', () => {
@@ -16,6 +17,35 @@ describe('replies', () => {
   it('encodes a reply as JSON, and a result JSON cannot carry as internal for the same id', () => {
     expect(encodeReply({ id: 1, ok: true, data: 'pong' })).toBe('{"id":1,"ok":true,"data":"pong"}');
     expect(JSON.parse(encodeReply({ id: 2, ok: true, data: 10n }))).toEqual({ id: 2, ok: false, error: { code: 'internal', message: 'the gate failed' } });
+  });
+});
+
+describe('encodeReply of a failed reply', () => {
+  const codes = Object.keys(WIRE_ERROR_MESSAGES) as WireErrorCode[];
+
+  it('writes the JSON that JSON.stringify writes, for every code, id and hint the builders make', () => {
+    for (const code of codes) {
+      for (const id of [0, 7, -3, 2 ** 53 - 1, 1.5, null]) {
+        for (const hint of [undefined, 0, 1, 999.2, 5000]) {
+          const reply = errorReply(id, code, undefined, hint);
+          expect(encodeReply(reply)).toBe(JSON.stringify(reply));
+          expect(JSON.parse(encodeReply(reply))).toEqual(reply);
+        }
+      }
+    }
+  });
+
+  it('writes any other failed reply with JSON.stringify, so nothing is dropped or written twice', () => {
+    const unusual: GateReply[] = [
+      errorReply(1, 'unauthorized', 'the credential was "revoked"\n'),
+      { id: 2, ok: false, error: { code: 'overloaded', message: WIRE_ERROR_MESSAGES.overloaded, retryAfterMs: 1.5 } },
+      { id: 3, ok: false, error: { code: 'overloaded', message: WIRE_ERROR_MESSAGES.overloaded, retryAfterMs: -1 } },
+      { id: 4, ok: false, error: { code: 'overloaded', message: WIRE_ERROR_MESSAGES.overloaded, detail: 'x' } as never },
+      { id: 5, ok: false, error: { code: 'teapot', message: 'short and stout' } as never },
+      { id: Number.NaN, ok: false, error: { code: 'internal', message: WIRE_ERROR_MESSAGES.internal } },
+      { id: 6, ok: false, error: { code: 'internal', message: WIRE_ERROR_MESSAGES.internal }, extra: true } as never,
+    ];
+    for (const reply of unusual) expect(encodeReply(reply)).toBe(JSON.stringify(reply));
   });
 });
 

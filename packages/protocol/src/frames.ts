@@ -134,9 +134,33 @@ export function errorReply(id: number | null, code: WireErrorCode, message?: str
  * ```
  */
 export function encodeReply(reply: GateReply): string {
+  if (!reply.ok) return encodeErrorReply(reply);
   try {
     return JSON.stringify(reply);
   } catch {
     return JSON.stringify(errorReply(reply.id, 'internal'));
   }
+}
+
+/** The start of each code's error object with its fixed message, as `JSON.stringify` writes it. */
+const ERROR_HEADS = new Map(Object.entries(WIRE_ERROR_MESSAGES).map(([code, message]) => [code, { message, json: `{"code":"${code}","message":${JSON.stringify(message)}` }]));
+
+/**
+ * A failed reply as the same JSON `JSON.stringify` writes, built from text when it has the usual shape
+ * (a finite or null id, a code's fixed message, a whole-number hint or none): a server that
+ * sheds load writes thousands of these a second, and shedding must cost less than answering.
+ */
+function encodeErrorReply(reply: Extract<GateReply, { ok: false }>): string {
+  const { id, error } = reply;
+  const head = ERROR_HEADS.get(error.code);
+  const fields = Object.keys(error).length;
+  const retry = error.retryAfterMs;
+  const usual =
+    head !== undefined &&
+    error.message === head.message &&
+    (fields === 2 || (fields === 3 && Number.isSafeInteger(retry) && retry! >= 0)) &&
+    (id === null || Number.isFinite(id)) &&
+    Object.keys(reply).length === 3;
+  if (!usual) return JSON.stringify(reply);
+  return `{"id":${id},"ok":false,"error":${head.json}${fields === 3 ? `,"retryAfterMs":${retry}` : ''}}}`;
 }
