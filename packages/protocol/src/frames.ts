@@ -134,7 +134,8 @@ export function errorReply(id: number | null, code: WireErrorCode, message?: str
  * ```
  */
 export function encodeReply(reply: GateReply): string {
-  if (!reply.ok) return encodeErrorReply(reply);
+  const text = usualRefusal(reply);
+  if (text !== undefined) return text;
   try {
     return JSON.stringify(reply);
   } catch {
@@ -143,24 +144,37 @@ export function encodeReply(reply: GateReply): string {
 }
 
 /** The start of each code's error object with its fixed message, as `JSON.stringify` writes it. */
-const ERROR_HEADS = new Map(Object.entries(WIRE_ERROR_MESSAGES).map(([code, message]) => [code, { message, json: `{"code":"${code}","message":${JSON.stringify(message)}` }]));
+const ERROR_HEADS = new Map(Object.entries(WIRE_ERROR_MESSAGES).map(([code, message]) => [code, { message, json: `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)}` }]));
 
 /**
- * A failed reply as the same JSON `JSON.stringify` writes, built from text when it has the usual shape
- * (a finite or null id, a code's fixed message, a whole-number hint or none): a server that
- * sheds load writes thousands of these a second, and shedding must cost less than answering.
+ * A failed reply as `errorReply` builds it (keys `id`, `ok`, `error` in that order; an error of
+ * `code` and its fixed `message`, and a whole-number `retryAfterMs` or none), written from text:
+ * the bytes `JSON.stringify` writes, without walking the object. A server that sheds load writes
+ * thousands of these a second, and shedding must cost less than answering. Undefined for any
+ * other reply, which `JSON.stringify` writes.
  */
-function encodeErrorReply(reply: Extract<GateReply, { ok: false }>): string {
-  const { id, error } = reply;
-  const head = ERROR_HEADS.get(error.code);
-  const fields = Object.keys(error).length;
-  const retry = error.retryAfterMs;
-  const usual =
-    head !== undefined &&
-    error.message === head.message &&
-    (fields === 2 || (fields === 3 && Number.isSafeInteger(retry) && retry! >= 0)) &&
-    (id === null || Number.isFinite(id)) &&
-    Object.keys(reply).length === 3;
-  if (!usual) return JSON.stringify(reply);
-  return `{"id":${id},"ok":false,"error":${head.json}${fields === 3 ? `,"retryAfterMs":${retry}` : ''}}}`;
+function usualRefusal(reply: GateReply): string | undefined {
+  if (reply.ok !== false) return undefined;
+  const { id, error } = reply as { id: unknown; error: unknown };
+  if (typeof error !== 'object' || error === null || !hasKeys(reply, REPLY_KEYS)) return undefined;
+  if ((reply as { toJSON?: unknown }).toJSON !== undefined || (error as { toJSON?: unknown }).toJSON !== undefined) return undefined;
+  if (id !== null && !(typeof id === 'number' && Number.isFinite(id))) return undefined;
+  const { code, message, retryAfterMs } = error as Partial<WireError>;
+  const head = ERROR_HEADS.get(code as string);
+  if (head === undefined || message !== head.message) return undefined;
+  if (hasKeys(error, ERROR_KEYS)) return `{"id":${id},"ok":false,"error":${head.json}}}`;
+  if (!hasKeys(error, HINTED_ERROR_KEYS) || !Number.isSafeInteger(retryAfterMs)) return undefined;
+  return `{"id":${id},"ok":false,"error":${head.json},"retryAfterMs":${retryAfterMs}}}`;
+}
+
+const REPLY_KEYS = ['id', 'ok', 'error'];
+const ERROR_KEYS = ['code', 'message'];
+const HINTED_ERROR_KEYS = ['code', 'message', 'retryAfterMs'];
+
+/** Whether `object`'s own enumerable keys are exactly `keys`, in that order (the order `JSON.stringify` writes them in). */
+function hasKeys(object: object, keys: readonly string[]): boolean {
+  const own = Object.keys(object);
+  if (own.length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (own[i] !== keys[i]) return false;
+  return true;
 }
