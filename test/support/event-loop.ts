@@ -2,6 +2,7 @@
  * A busy event loop on demand, for tests of what a server does when it falls behind: a long
  * GC pause, a saturated CPU, loop turns that each run long.
  */
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 /** Blocks this process's event loop for `ms` milliseconds. */
 export function stall(ms: number): void {
@@ -33,4 +34,53 @@ export function busyTurns(ms: number): () => void {
   return () => {
     busy = false;
   };
+}
+
+/**
+ * Runs `turns` loop turns back to back whose poll phases each read `readsEach` sockets,
+ * each read busy for `msEach`, as a saturated server's turns read thousands of sockets.
+ * `onRead(turn, read)` runs in each read (both from 0). The sockets of a turn are written
+ * in the last read of the turn before, so they are ready when its poll phase begins.
+ * Resolves once every read ran.
+ *
+ * @example
+ * ```ts
+ * await longPollPhases(2, 12, 5, (turn, read) => { if (turn === 0 && read === 0) asked = checks.validate(token); });
+ * ```
+ */
+export async function longPollPhases(turns: number, readsEach: number, msEach: number, onRead: (turn: number, read: number) => void): Promise<void> {
+  const server = createServer();
+  const clients: Socket[][] = Array.from({ length: turns }, () => []);
+  const accepted: Socket[] = [];
+  let done!: () => void;
+  const allRead = new Promise<void>((resolve) => (done = resolve));
+  let read = 0;
+  server.on('connection', (socket) => {
+    accepted.push(socket);
+    socket.once('data', () => {
+      const turn = Math.floor(read / readsEach);
+      const index = read % readsEach;
+      stall(msEach);
+      onRead(turn, index);
+      read++;
+      if (index === readsEach - 1) {
+        if (turn === turns - 1) done();
+        else for (const client of clients[turn + 1]!) client.write('x');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  for (const group of clients) {
+    for (let i = 0; i < readsEach; i++) {
+      const client = connect(port, '127.0.0.1');
+      await new Promise<void>((resolve) => client.once('connect', resolve));
+      group.push(client);
+    }
+  }
+  while (accepted.length < turns * readsEach) await new Promise((resolve) => setImmediate(resolve));
+  for (const client of clients[0]!) client.write('x');
+  await allRead;
+  for (const client of clients.flat()) client.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 }

@@ -6,16 +6,26 @@
  * idle. Gathered, 5,000 such checks cost about 80 reads.
  */
 
+/**
+ * A batch older than this goes with the read that finds it so (a full batch goes at once).
+ * Far longer than a loop turn of a server that keeps up, whose batches go when the turn
+ * ends; see {@link GatheredReads.read} for the server that does not.
+ */
+const GATHER_MS = 10;
+
 interface Batch<K, T> {
   readonly keys: K[];
+  /** When its first key was asked for (`performance.now()`). */
+  readonly openedAt: number;
   readonly answer: Promise<readonly T[]>;
   send: (answer: Promise<readonly T[]>) => void;
   sent: boolean;
 }
 
 /**
- * Gathers keys until the end of the current event-loop turn (`setImmediate`) or until
- * `maxBatch` keys are waiting, then reads them with one `readMany`. The batch is one
+ * Gathers keys until the end of the current event-loop turn (`setImmediate`), until
+ * `maxBatch` keys are waiting, or until a key is asked for {@link GATHER_MS} after the
+ * batch's first, then reads them with one `readMany`. The batch is one
  * store operation: it counts once against the store's queue bound and fails as a whole
  * (`unavailable`) when the store refuses it or times out.
  *
@@ -33,10 +43,18 @@ export class GatheredReads<K, T> {
     private readonly maxBatch: number,
   ) {}
 
+  /**
+   * Reads `key` with the batch it joins. A batch that has waited {@link GATHER_MS} goes
+   * with the key that finds it so, not when the turn ends: a store client that sends what
+   * it is asked for when the turn ends (node-redis, from `setImmediate`) would send a read
+   * asked for from `setImmediate` only when the next turn ends. On a server whose turns
+   * last seconds (libuv reads every ready socket before it ends a turn) that turn of
+   * waiting made each answer older than the near cache keeps one.
+   */
   read(key: K): Promise<T> {
     const batch = this.gathering ?? this.open();
     const index = batch.keys.push(key) - 1;
-    if (batch.keys.length >= this.maxBatch) this.flush(batch);
+    if (batch.keys.length >= this.maxBatch || performance.now() - batch.openedAt >= GATHER_MS) this.flush(batch);
     return batch.answer.then((values) => {
       // A short answer must not read as "nothing there" for the keys it left out.
       if (values.length !== batch.keys.length) throw new TypeError(`a gathered read answered ${values.length} values for ${batch.keys.length} keys`);
@@ -47,7 +65,7 @@ export class GatheredReads<K, T> {
   private open(): Batch<K, T> {
     let send!: (answer: Promise<readonly T[]>) => void;
     const answer = new Promise<readonly T[]>((resolve) => (send = resolve));
-    const batch: Batch<K, T> = { keys: [], answer, send, sent: false };
+    const batch: Batch<K, T> = { keys: [], openedAt: performance.now(), answer, send, sent: false };
     this.gathering = batch;
     setImmediate(() => this.flush(batch));
     return batch;
