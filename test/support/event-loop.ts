@@ -52,8 +52,8 @@ export async function longPollPhases(turns: number, readsEach: number, msEach: n
   const server = createServer();
   const clients: Socket[][] = Array.from({ length: turns }, () => []);
   const accepted: Socket[] = [];
-  let done!: () => void;
-  const allRead = new Promise<void>((resolve) => (done = resolve));
+  let done!: (error?: unknown) => void;
+  const allRead = new Promise<void>((resolve, reject) => (done = (error) => (error === undefined ? resolve() : reject(error))));
   let read = 0;
   server.on('connection', (socket) => {
     accepted.push(socket);
@@ -61,7 +61,11 @@ export async function longPollPhases(turns: number, readsEach: number, msEach: n
       const turn = Math.floor(read / readsEach);
       const index = read % readsEach;
       stall(msEach);
-      onRead(turn, index);
+      try {
+        onRead(turn, index);
+      } catch (error) {
+        done(error);
+      }
       read++;
       if (index === readsEach - 1) {
         if (turn === turns - 1) done();
@@ -80,7 +84,10 @@ export async function longPollPhases(turns: number, readsEach: number, msEach: n
   }
   while (accepted.length < turns * readsEach) await new Promise((resolve) => setImmediate(resolve));
   for (const client of clients[0]!) client.write('x');
-  await allRead;
-  for (const client of clients.flat()) client.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  try {
+    await allRead;
+  } finally {
+    for (const socket of [...clients.flat(), ...accepted]) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }

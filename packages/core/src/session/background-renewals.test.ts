@@ -41,6 +41,27 @@ describe('BackgroundRenewals', () => {
     expect(new Set(reads.batches.flat()).size).toBe(600);
   });
 
+  it('sends everything waiting with an entry offered 20 ms after the queue took its first, without waiting for the timer', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate'] });
+    let now = 1_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
+    const reads = heldReads();
+    const renewals = new BackgroundRenewals(reads.read);
+    renewals.offer('a');
+    now += 19.9;
+    renewals.offer('b');
+    expect(reads.batches).toHaveLength(0); // the timer has not fired: a turn that runs on
+    now += 0.1;
+    renewals.offer('c');
+    expect(reads.batches).toEqual([['a', 'b', 'c']]);
+    // The queue is empty: its timer has nothing to send, and the next entry waits anew.
+    renewals.offer('d');
+    expect(reads.batches).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(25);
+    expect(reads.batches).toEqual([['a', 'b', 'c'], ['d']]);
+    vi.restoreAllMocks();
+  });
+
   it('sends a full batch at once, without waiting for a timer (which a loop turn of seconds would hold back)', async () => {
     vi.useFakeTimers();
     const reads = heldReads();

@@ -32,20 +32,19 @@ export class BackgroundRenewals {
   private reads = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly queued = new Set<string>();
-  /** When the first entry still waiting was offered (`performance.now()`). */
+  /** When the queue, empty, took an entry (`performance.now()`); entries may have gone since. */
   private waitingSince = 0;
 
   constructor(private readonly readBatch: (keys: string[]) => Promise<void>) {}
 
   /**
    * Takes an entry to be read again before it ends; false when the queue is full. A full
-   * batch is sent at once, and so is everything waiting once the first of it has waited
-   * {@link RENEWAL_GATHER_MS} (the store read starts here, so the entry offered then pays
-   * for making it). On a server whose loop turns last seconds (libuv reads every ready
-   * socket before it runs a timer) the timer would send them only when the next turn
-   * begins, and a store client that sends what it is asked for when a turn ends
-   * (node-redis, from `setImmediate`) would send that read when the next turn ends: two
-   * turns closer to the entries' end instead of part of one.
+   * batch goes at once. So does everything waiting when an entry is offered
+   * {@link RENEWAL_GATHER_MS} or more after the queue took its first (the entry offered then
+   * pays for making the reads); else the timer sends it. On a server whose loop turns last
+   * seconds (libuv reads every ready socket before it runs a timer) the timer fires only as
+   * the next turn begins, and node-redis writes a read asked for then from `setImmediate`,
+   * when that turn ends: a whole turn later than a read sent from the turn that asked.
    */
   offer(key: string): boolean {
     if (this.queued.size >= MAX_QUEUED_RENEWALS) return false;
@@ -71,9 +70,13 @@ export class BackgroundRenewals {
     this.timer.unref();
   }
 
-  /** Every waiting entry goes, as many reads as may be in flight. */
+  /** Every waiting entry goes, as many reads as may be in flight; a timer left has nothing to send. */
   private sendWaiting(): void {
     while (this.reads < MAX_RENEWAL_READS && this.queued.size > 0) this.send();
+    if (this.queued.size === 0 && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
   }
 
   private send(): void {

@@ -1,7 +1,30 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GatheredReads } from './gathered-reads.js';
 
 describe('GatheredReads', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('sends a batch with the read that joins it 10 ms after it opened, not when the turn ends (a long turn of a busy server)', async () => {
+    let now = 1_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
+    const reads: string[][] = [];
+    const gathered = new GatheredReads(async (keys: readonly string[]) => {
+      reads.push([...keys]);
+      return keys.map((key) => key.toUpperCase());
+    }, 64);
+    const a = gathered.read('a');
+    now += 9.9;
+    const b = gathered.read('b');
+    expect(reads).toEqual([]); // still gathering
+    now += 0.1;
+    const c = gathered.read('c');
+    expect(reads).toEqual([['a', 'b', 'c']]); // sent in this turn, by the read that found it 10 ms old
+    const d = gathered.read('d'); // a new batch, sent when the turn ends
+    expect(reads).toHaveLength(1);
+    expect(await Promise.all([a, b, c, d])).toEqual(['A', 'B', 'C', 'D']);
+    expect(reads).toEqual([['a', 'b', 'c'], ['d']]);
+  });
+
   it('reads the keys asked for in one turn together, at most maxBatch a read, each caller getting its own answer', async () => {
     const reads: string[][] = [];
     const gathered = new GatheredReads(async (keys: readonly string[]) => {

@@ -7,9 +7,8 @@
  */
 
 /**
- * A batch older than this goes with the read that finds it so (a full batch goes at once).
- * Far longer than a loop turn of a server that keeps up, whose batches go when the turn
- * ends; see {@link GatheredReads.read} for the server that does not.
+ * A batch this old is sent by the next read that joins it (a full batch goes at once). A
+ * server that keeps up ends its turns sooner, and its batches go from `setImmediate`.
  */
 const GATHER_MS = 10;
 
@@ -24,10 +23,10 @@ interface Batch<K, T> {
 
 /**
  * Gathers keys until the end of the current event-loop turn (`setImmediate`), until
- * `maxBatch` keys are waiting, or until a key is asked for {@link GATHER_MS} after the
- * batch's first, then reads them with one `readMany`. The batch is one
- * store operation: it counts once against the store's queue bound and fails as a whole
- * (`unavailable`) when the store refuses it or times out.
+ * `maxBatch` keys are waiting, or until a key joins the batch {@link GATHER_MS} after its
+ * first, then reads them with one `readMany`. The batch is one store operation: it counts
+ * once against the store's queue bound and fails as a whole (`unavailable`) when the store
+ * refuses it or times out.
  *
  * @example
  * ```ts
@@ -44,12 +43,12 @@ export class GatheredReads<K, T> {
   ) {}
 
   /**
-   * Reads `key` with the batch it joins. A batch that has waited {@link GATHER_MS} goes
-   * with the key that finds it so, not when the turn ends: a store client that sends what
-   * it is asked for when the turn ends (node-redis, from `setImmediate`) would send a read
-   * asked for from `setImmediate` only when the next turn ends. On a server whose turns
-   * last seconds (libuv reads every ready socket before it ends a turn) that turn of
-   * waiting made each answer older than the near cache keeps one.
+   * Reads `key` with the batch it joins. The rule of {@link GATHER_MS} is for a server whose
+   * turns last seconds (libuv reads every ready socket before it ends a turn): node-redis
+   * writes what a turn asks for from `setImmediate`, so a batch sent from `setImmediate`
+   * leaves only when the next turn ends, and on such a server its answers came back older
+   * than the near cache keeps one. Sent from the turn that asked, a batch leaves when that
+   * turn ends. The last batch of a turn still goes from `setImmediate`.
    */
   read(key: K): Promise<T> {
     const batch = this.gathering ?? this.open();
