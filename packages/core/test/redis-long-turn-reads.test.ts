@@ -10,33 +10,26 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLoggerFactory } from '../src/logging/logger.js';
 import { BackgroundRenewals } from '../src/session/background-renewals.js';
 import { GatheredReads } from '../src/session/gathered-reads.js';
-import { closeRedisClient, openRedisClient, waitUntilReady, type RedisClient } from '../src/store/redis-connection.js';
 import { longPollPhases } from '../../../test/support/event-loop.js';
-import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
+import { findRedisServerBinary } from '../../../test/support/redis-server.js';
+import { ownRedis } from './support/own-redis.js';
 
 const binary = findRedisServerBinary();
 
 describe.runIf(binary !== undefined)(binary ? 'near-cache reads asked for in a long loop turn' : 'near-cache reads asked for in a long loop turn — SKIPPED, redis-server not found', () => {
-  let server: RedisServer;
-  let redis: RedisClient;
+  const own = ownRedis(binary);
   let raw: Socket;
 
   beforeAll(async () => {
-    server = await startRedisServer(binary);
-    redis = openRedisClient(server.url, silentLoggerFactory.create('test'), 'commands');
-    await waitUntilReady(redis, 5_000);
-    const { hostname, port } = new URL(server.url);
+    const { hostname, port } = new URL(own.server.url);
     raw = connect(Number(port), hostname);
     raw.on('data', () => undefined);
     await new Promise<void>((resolve) => raw.once('connect', resolve));
   });
-  afterAll(async () => {
+  afterAll(() => {
     raw.destroy();
-    await closeRedisClient(redis);
-    await server.stop();
   });
 
   /** Sets `key` to "next turn" now, in this turn, past node-redis's queue (a write on the socket leaves at once). */
@@ -50,7 +43,7 @@ describe.runIf(binary !== undefined)(binary ? 'near-cache reads asked for in a l
    * the first ask's read found: "this turn" when it left as the turn that asked ended.
    */
   async function foundByReadAskedIn(key: string, ask: (nth: number) => Promise<unknown>): Promise<unknown> {
-    await redis.set(key, 'this turn');
+    await own.redis.set(key, 'this turn');
     let first: Promise<unknown> | undefined;
     let second: Promise<unknown> | undefined;
     await longPollPhases(2, 12, 5, (turn, read) => {
@@ -63,14 +56,14 @@ describe.runIf(binary !== undefined)(binary ? 'near-cache reads asked for in a l
   }
 
   it('a session miss leaves as the turn that asked for it ends, not the next one', async () => {
-    const gathered = new GatheredReads((keys: readonly string[]) => redis.mGet([...keys]), 64);
+    const gathered = new GatheredReads((keys: readonly string[]) => own.redis.mGet([...keys]), 64);
     expect(await foundByReadAskedIn('miss', (nth) => gathered.read(nth === 0 ? 'miss' : 'other miss'))).toBe('this turn');
   });
 
   it('a renewal ahead of expiry leaves as the turn that asked for it ends, not the next one', async () => {
     let found: Promise<unknown> | undefined;
     const renewals = new BackgroundRenewals((keys) => {
-      const reading = redis.mGet(keys);
+      const reading = own.redis.mGet(keys);
       found ??= reading.then((values) => values[0]);
       return reading.then(() => undefined);
     });

@@ -3,34 +3,23 @@
  * turn that asked for them, and all of them then. On a redis-server of this file's own, so other
  * test files' traffic on the shared one cannot delay its replies.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLoggerFactory } from '../src/logging/logger.js';
-import { closeRedisClient, guarded, openRedisClient, waitUntilReady, type RedisClient } from '../src/store/redis-connection.js';
+import { describe, expect, it } from 'vitest';
+import { guarded } from '../src/store/redis-connection.js';
 import { busyTurns, stall } from '../../../test/support/event-loop.js';
-import { findRedisServerBinary, startRedisServer, type RedisServer } from '../../../test/support/redis-server.js';
+import { findRedisServerBinary } from '../../../test/support/redis-server.js';
+import { ownRedis } from './support/own-redis.js';
 
 const binary = findRedisServerBinary();
 
 describe.runIf(binary !== undefined)(binary ? 'Redis commands asked for in one long loop turn' : 'Redis commands asked for in one long loop turn — SKIPPED, redis-server not found', () => {
-  let server: RedisServer;
-  let redis: RedisClient;
-
-  beforeAll(async () => {
-    server = await startRedisServer(binary);
-    redis = openRedisClient(server.url, silentLoggerFactory.create('test'), 'commands');
-    await waitUntilReady(redis, 5_000);
-  });
-  afterAll(async () => {
-    await closeRedisClient(redis);
-    await server.stop();
-  });
+  const own = ownRedis(binary);
 
   it('all leave when the turn ends, so none waits unsent into its timeout', async () => {
     // 400 commands of about 300 bytes, far more than the 16 KiB a socket buffers by default,
     // asked for in a turn that runs 245 ms, while every later turn runs 400 ms, longer than the
     // 250 ms timeout (a saturated server). Redis answers each at once once it has it.
     const value = 'v'.repeat(250);
-    const answers = Array.from({ length: 400 }, (_, i) => guarded(redis, 250, () => redis.set(`turn-${i}`, value)));
+    const answers = Array.from({ length: 400 }, (_, i) => guarded(own.redis, 250, () => own.redis.set(`turn-${i}`, value)));
     stall(245);
     const idle = busyTurns(400);
     const outcomes = await Promise.allSettled(answers);
