@@ -27,7 +27,10 @@ function heldReads() {
 }
 
 describe('BackgroundRenewals', () => {
-  afterEach(() => vi.useRealTimers());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
 
   it('gathers what is offered together into shared reads of at most 256 entries', async () => {
     vi.useFakeTimers();
@@ -59,7 +62,6 @@ describe('BackgroundRenewals', () => {
     expect(reads.batches).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(25);
     expect(reads.batches).toEqual([['a', 'b', 'c'], ['d']]);
-    vi.restoreAllMocks();
   });
 
   it('sends a full batch at once, without waiting for a timer (which a loop turn of seconds would hold back)', async () => {
