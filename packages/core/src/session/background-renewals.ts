@@ -48,10 +48,11 @@ export class BackgroundRenewals {
    */
   offer(key: string): boolean {
     if (this.queued.size >= MAX_QUEUED_RENEWALS) return false;
-    if (this.queued.size === 0) this.waitingSince = performance.now();
+    const now = performance.now();
+    if (this.queued.size === 0) this.waitingSince = now;
     this.queued.add(key);
     if (this.queued.size >= RENEWAL_BATCH && this.reads < MAX_RENEWAL_READS) this.send();
-    else if (performance.now() - this.waitingSince >= RENEWAL_GATHER_MS) this.sendWaiting();
+    else if (now - this.waitingSince >= RENEWAL_GATHER_MS) this.sendWaiting();
     else this.schedule();
     return true;
   }
